@@ -1,0 +1,233 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// Options sets the statistical levels. The zero value is not valid; use
+// [DefaultOptions].
+type Options struct {
+	Alpha      float64 // significance level of Mann-Whitney U tests
+	Confidence float64 // confidence level of median intervals
+}
+
+// DefaultOptions returns alpha 0.05 and 95% confidence, benchstat's defaults.
+func DefaultOptions() Options { return Options{Alpha: 0.05, Confidence: 0.95} }
+
+// Part is one /key=value element of a benchmark name. Key is empty for an
+// element without '='.
+type Part struct{ Key, Value string }
+
+// Name is a parsed benchmark name.
+type Name struct {
+	Full  string // as printed by go test, including any -N suffix
+	Base  string // BenchmarkX
+	Parts []Part // sub-benchmark levels in order
+	Procs int    // GOMAXPROCS suffix; 1 when absent
+}
+
+// ParseName splits a benchmark name into base, parts and GOMAXPROCS suffix.
+func ParseName(full string) Name {
+	n := Name{Full: full, Procs: 1}
+	rest := full
+	// "-N" ends the name when GOMAXPROCS is not 1; "/n=-3" is a value.
+	if i := strings.LastIndexByte(rest, '-'); i > 0 && i < len(rest)-1 && rest[i-1] != '=' && rest[i-1] != '/' {
+		if p, err := strconv.Atoi(rest[i+1:]); err == nil && p > 0 {
+			n.Procs = p
+			rest = rest[:i]
+		}
+	}
+	elems := strings.Split(rest, "/")
+	n.Base = elems[0]
+	for _, e := range elems[1:] {
+		if k, v, ok := strings.Cut(e, "="); ok {
+			n.Parts = append(n.Parts, Part{Key: k, Value: v})
+		} else {
+			n.Parts = append(n.Parts, Part{Value: e})
+		}
+	}
+	return n
+}
+
+// Value returns the value of a name key. The keys "bench" (the base name) and
+// "procs" (the GOMAXPROCS suffix) are always present.
+func (n Name) Value(key string) (string, bool) {
+	switch key {
+	case "bench":
+		return n.Base, true
+	case "procs":
+		return strconv.Itoa(n.Procs), true
+	}
+	for _, p := range n.Parts {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// Without returns the name with the parts of the given keys removed, keeping
+// the -N suffix.
+func (n Name) Without(keys ...string) string {
+	var b strings.Builder
+	b.WriteString(n.Base)
+	for _, p := range n.Parts {
+		if p.Key != "" && slices.Contains(keys, p.Key) {
+			continue
+		}
+		b.WriteByte('/')
+		if p.Key != "" {
+			b.WriteString(p.Key)
+			b.WriteByte('=')
+		}
+		b.WriteString(p.Value)
+	}
+	if n.Procs != 1 {
+		fmt.Fprintf(&b, "-%d", n.Procs)
+	}
+	return b.String()
+}
+
+// Sample holds every value measured for one (config, name, unit).
+type Sample struct {
+	Config string // the result's "config" key; "" when absent
+	Name   Name
+	Unit   string
+	Values []float64
+	Rounds []int // the round of each value (its "round" key); 0 when unknown
+}
+
+// ByRound returns the sample's values keyed by round, or nil when any value
+// has no round (as in plain go test output) or a round appears twice.
+func (s *Sample) ByRound() map[int]float64 {
+	if len(s.Rounds) != len(s.Values) {
+		return nil
+	}
+	m := make(map[int]float64, len(s.Values))
+	for i, v := range s.Values {
+		r := s.Rounds[i]
+		if _, dup := m[r]; r <= 0 || dup {
+			return nil
+		}
+		m[r] = v
+	}
+	return m
+}
+
+// Value returns a key of the sample: a name key, "bench", "procs" or "config".
+func (s *Sample) Value(key string) (string, bool) {
+	if key == "config" {
+		return s.Config, true
+	}
+	return s.Name.Value(key)
+}
+
+// Matches reports whether every key=value pair of sel holds for s.
+func (s *Sample) Matches(sel [][2]string) bool {
+	for _, kv := range sel {
+		if v, ok := s.Value(kv[0]); !ok || v != kv[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// Num returns the value of key as a number.
+func (s *Sample) Num(key string) (float64, bool) {
+	v, ok := s.Value(key)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// Collect groups results into samples keyed by (config, full name, unit), in
+// first-seen order.
+func Collect(results []*benchfmt.Result) []*Sample {
+	type key struct{ config, name, unit string }
+	index := map[key]*Sample{}
+	var out []*Sample
+	for _, r := range results {
+		cfg := r.GetConfig("config")
+		round, _ := strconv.Atoi(r.GetConfig("round"))
+		name := "Benchmark" + string(r.Name.Full()) // benchfmt drops the prefix
+		for _, v := range r.Values {
+			k := key{cfg, name, v.Unit}
+			s := index[k]
+			if s == nil {
+				s = &Sample{Config: cfg, Name: ParseName(name), Unit: v.Unit}
+				index[k] = s
+				out = append(out, s)
+			}
+			s.Values = append(s.Values, v.Value)
+			s.Rounds = append(s.Rounds, round)
+		}
+	}
+	return out
+}
+
+// Units returns the distinct units of samples in first-seen order.
+func Units(samples []*Sample) []string {
+	var units []string
+	for _, s := range samples {
+		if !slices.Contains(units, s.Unit) {
+			units = append(units, s.Unit)
+		}
+	}
+	return units
+}
+
+// Summary is a median with its confidence interval.
+type Summary struct {
+	Center, Lo, Hi float64
+	N              int
+	Warnings       []string
+}
+
+// Summarize computes the median of values and its confidence interval with
+// benchmath's distribution-free method, as benchstat does.
+func Summarize(values []float64, opt Options) Summary {
+	if len(values) == 0 {
+		return Summary{Center: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	}
+	s := benchmath.AssumeNothing.Summary(newSample(values, opt), opt.Confidence)
+	out := Summary{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: len(values)}
+	for _, w := range s.Warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	return out
+}
+
+// Compare returns the Mann-Whitney U test p-value of a against b.
+func Compare(a, b []float64, opt Options) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 1
+	}
+	return benchmath.AssumeNothing.Compare(newSample(a, opt), newSample(b, opt)).P
+}
+
+func newSample(values []float64, opt Options) *benchmath.Sample {
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = opt.Alpha
+	return benchmath.NewSample(slices.Clone(values), &th) // NewSample sorts in place
+}
+
+// Spread returns the half-width of the interval relative to the center, a
+// quick noise figure (0.03 means ±3%).
+func (s Summary) Spread() float64 {
+	if s.Center == 0 || math.IsNaN(s.Center) {
+		return math.NaN()
+	}
+	return math.Max(s.Hi-s.Center, s.Center-s.Lo) / math.Abs(s.Center)
+}

@@ -1,0 +1,165 @@
+package analysis
+
+import (
+	"math"
+	"os"
+	"slices"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+func TestParseName(t *testing.T) {
+	tests := []struct {
+		full    string
+		base    string
+		procs   int
+		parts   []Part
+		without string // Without("reuse")
+	}{
+		{"BenchmarkA", "BenchmarkA", 1, nil, "BenchmarkA"},
+		{"BenchmarkA-8", "BenchmarkA", 8, nil, "BenchmarkA-8"},
+		{"BenchmarkPool/size=64/reuse=25-2", "BenchmarkPool", 2, []Part{{"size", "64"}, {"reuse", "25"}}, "BenchmarkPool/size=64-2"},
+		{"BenchmarkPool/reuse=25/plain", "BenchmarkPool", 1, []Part{{"reuse", "25"}, {"", "plain"}}, "BenchmarkPool/plain"},
+		{"BenchmarkX/n=-3", "BenchmarkX", 1, []Part{{"n", "-3"}}, "BenchmarkX/n=-3"},
+		{"BenchmarkX/n=-3-4", "BenchmarkX", 4, []Part{{"n", "-3"}}, "BenchmarkX/n=-3-4"},
+		{"BenchmarkX/a=b=c", "BenchmarkX", 1, []Part{{"a", "b=c"}}, "BenchmarkX/a=b=c"},
+		{"", "", 1, nil, ""},
+	}
+	for _, tt := range tests {
+		n := ParseName(tt.full)
+		if n.Base != tt.base || n.Procs != tt.procs || !slices.Equal(n.Parts, tt.parts) {
+			t.Errorf("ParseName(%q) = %+v", tt.full, n)
+		}
+		if got := n.Without("reuse"); got != tt.without {
+			t.Errorf("ParseName(%q).Without(reuse) = %q, want %q", tt.full, got, tt.without)
+		}
+	}
+}
+
+func TestNameValue(t *testing.T) {
+	n := ParseName("BenchmarkPool/size=64/reuse=25-2")
+	for key, want := range map[string]string{"bench": "BenchmarkPool", "procs": "2", "size": "64", "reuse": "25"} {
+		if got, ok := n.Value(key); !ok || got != want {
+			t.Errorf("Value(%q) = %q, %v; want %q", key, got, ok, want)
+		}
+	}
+	if _, ok := n.Value("variant"); ok {
+		t.Error("Value(variant) found a key the name does not have")
+	}
+}
+
+func readResults(t *testing.T, file string) []*benchfmt.Result {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []*benchfmt.Result
+	r := benchfmt.NewReader(f, file)
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok {
+			out = append(out, res.Clone())
+		}
+	}
+	return out
+}
+
+func TestCollect(t *testing.T) {
+	samples := Collect(readResults(t, "testdata/reuse.txt"))
+	type want struct {
+		name, unit string
+		n          int
+		median     float64
+	}
+	wants := []want{
+		{"BenchmarkReuse/variant=plain/reuse=0", "sec/op", 3, 20.0e-9},
+		{"BenchmarkReuse/variant=pool/reuse=0", "sec/op", 3, 35.0e-9},
+		{"BenchmarkReuse/variant=pool/reuse=50-2", "sec/op", 1, 15.0e-9},
+		{"BenchmarkReuse/variant=pool/reuse=50-2", "B/op", 1, 8},
+	}
+	if len(samples) != len(wants) {
+		t.Fatalf("got %d samples, want %d", len(samples), len(wants))
+	}
+	for i, w := range wants {
+		s := samples[i]
+		got := Summarize(s.Values, DefaultOptions()).Center
+		if s.Name.Full != w.name || s.Unit != w.unit || len(s.Values) != w.n || math.Abs(got-w.median) > 1e-9*w.median {
+			t.Errorf("sample %d = %s %s n=%d median %g; want %+v", i, s.Name.Full, s.Unit, len(s.Values), got, w)
+		}
+	}
+	if got := Units(samples); !slices.Equal(got, []string{"sec/op", "B/op"}) {
+		t.Errorf("Units = %q", got)
+	}
+}
+
+func TestSummarizeMatchesMedian(t *testing.T) {
+	vals := []float64{5, 1, 4, 2, 3, 6, 7}
+	s := Summarize(vals, DefaultOptions())
+	if s.Center != 4 || s.N != 7 || !(s.Lo <= 4 && s.Hi >= 4) {
+		t.Errorf("Summarize = %+v", s)
+	}
+	if !slices.Equal(vals, []float64{5, 1, 4, 2, 3, 6, 7}) {
+		t.Errorf("Summarize reordered its input: %v", vals)
+	}
+	if s := Summarize(nil, DefaultOptions()); !math.IsNaN(s.Center) {
+		t.Errorf("Summarize(nil) = %+v, want NaN center", s)
+	}
+}
+
+func TestSampleMatches(t *testing.T) {
+	s := &Sample{Config: "arena", Name: ParseName("BenchmarkPool/size=64/reuse=25-2"), Unit: "sec/op"}
+	tests := []struct {
+		sel  [][2]string
+		want bool
+	}{
+		{nil, true},
+		{[][2]string{{"size", "64"}}, true},
+		{[][2]string{{"size", "64"}, {"procs", "2"}, {"config", "arena"}}, true},
+		{[][2]string{{"procs", "1"}}, false},
+		{[][2]string{{"variant", "x"}}, false},
+	}
+	for _, tt := range tests {
+		if got := s.Matches(tt.sel); got != tt.want {
+			t.Errorf("Matches(%v) = %v", tt.sel, got)
+		}
+	}
+}
+
+// TestKneesAndCrossoversOnSamples runs the series grouping end to end on a
+// synthetic sweep with a known knee (x=6) and a known crossover (37.5).
+func TestKneesAndCrossoversOnSamples(t *testing.T) {
+	var samples []*Sample
+	add := func(name string, v float64) {
+		samples = append(samples, &Sample{Name: ParseName(name), Unit: "sec/op", Values: []float64{v * 0.99, v * 0.995, v, v, v * 1.005, v * 1.01}})
+	}
+	for d := 1; d <= 12; d++ {
+		y := float64(d)
+		if d > 6 {
+			y = 6 + 5*float64(d-6)
+		}
+		add("BenchmarkDepth/lib=std/depth="+itoa(d), y)
+	}
+	for _, x := range []int{0, 10, 20, 30, 40, 50, 60} {
+		add("BenchmarkReuse/variant=plain/reuse="+itoa(x), 20)
+		add("BenchmarkReuse/variant=pool/reuse="+itoa(x), 35-0.4*float64(x))
+	}
+	knees := Knees(samples, "depth", DefaultOptions())
+	if len(knees) != 1 || knees[0].Series != "BenchmarkDepth/lib=std" || knees[0].X != 6 {
+		t.Errorf("Knees = %+v, want one at depth 6", knees)
+	}
+	xs := Crossovers(samples, "reuse", "variant", DefaultOptions())
+	if len(xs) != 1 {
+		t.Fatalf("Crossovers = %+v, want one", xs)
+	}
+	c := xs[0]
+	if c.A != "BenchmarkReuse/variant=plain" || c.B != "BenchmarkReuse/variant=pool" || c.Lo != 30 || c.Hi != 40 || math.Abs(c.X-37.5) > 0.5 {
+		t.Errorf("crossover = %+v, want plain vs pool at 37.5 in [30, 40]", c)
+	}
+	if got := Crossovers(samples, "depth", "lib", DefaultOptions()); len(got) != 0 {
+		t.Errorf("one library cannot cross itself: %+v", got)
+	}
+}
+
+func itoa(i int) string { return string(rune('0'+i/10%10)) + string(rune('0'+i%10)) }

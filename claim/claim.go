@@ -1,0 +1,381 @@
+// Package claim gives each published claim of an experiment a verdict from
+// the samples of one run: reproduced, contradicted, inconclusive or not
+// testable. A claim is one or more checks, each a ratio or a crossover
+// between cells measured side by side, so the verdict does not depend on how
+// fast the machine is.
+package claim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/spec"
+)
+
+// Verdicts.
+const (
+	Reproduced   = "reproduced"
+	Contradicted = "contradicted"
+	Inconclusive = "inconclusive"
+	NotTestable  = "not testable"
+)
+
+// Result is the verdict of one claim.
+type Result struct {
+	ID       string
+	Text     string
+	Claimed  string
+	Measured string // what this run measured, one line per check joined by "; "
+	Verdict  string
+	Reason   string
+	Checks   []CheckResult
+}
+
+// CheckResult is the outcome of one check.
+type CheckResult struct {
+	Verdict  string
+	Measured string
+	Reason   string
+}
+
+// Evaluate judges every claim against the samples.
+func Evaluate(claims []spec.Claim, samples []*analysis.Sample, opt analysis.Options) []Result {
+	out := make([]Result, 0, len(claims))
+	for _, c := range claims {
+		out = append(out, evaluate(c, samples, opt))
+	}
+	return out
+}
+
+func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options) Result {
+	r := Result{ID: c.ID, Text: c.Text, Claimed: c.Claimed}
+	if c.NotTestable != "" {
+		r.Verdict, r.Reason = NotTestable, c.NotTestable
+		return r
+	}
+	var measured, reasons []string
+	for _, ch := range c.Checks {
+		var cr CheckResult
+		switch ch.Kind {
+		case "ratio":
+			cr = ratio(ch, samples, opt)
+		case "crossover":
+			cr = crossover(ch, samples, opt)
+		default:
+			cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
+		}
+		r.Checks = append(r.Checks, cr)
+		if cr.Measured != "" {
+			measured = append(measured, cr.Measured)
+		}
+		if cr.Reason != "" {
+			reasons = append(reasons, cr.Reason)
+		}
+	}
+	r.Measured = strings.Join(measured, "; ")
+	r.Reason = strings.Join(reasons, "; ")
+	r.Verdict = combine(r.Checks)
+	return r
+}
+
+// combine: any contradicted check contradicts the claim; all reproduced
+// reproduce it; all not testable make it not testable; else inconclusive.
+func combine(checks []CheckResult) string {
+	count := map[string]int{}
+	for _, c := range checks {
+		count[c.Verdict]++
+	}
+	switch {
+	case len(checks) == 0:
+		return NotTestable
+	case count[Contradicted] > 0:
+		return Contradicted
+	case count[Reproduced] == len(checks):
+		return Reproduced
+	case count[NotTestable] == len(checks):
+		return NotTestable
+	}
+	return Inconclusive
+}
+
+// selectOne finds the single sample of unit matching both selectors.
+func selectOne(samples []*analysis.Sample, unit string, sels ...string) (*analysis.Sample, error) {
+	var all [][2]string
+	for _, s := range sels {
+		kv, err := spec.ParseSelector(s)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, kv...)
+	}
+	var found []*analysis.Sample
+	for _, s := range samples {
+		if s.Unit == unit && s.Matches(all) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no %s cell matches %s in this run", unit, joinSel(sels))
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("%d %s cells match %s (first %s, %s); narrow the selector", len(found), unit, joinSel(sels), found[0].Name.Full, found[1].Name.Full)
+}
+
+func selectAll(samples []*analysis.Sample, unit string, sels ...string) ([]*analysis.Sample, error) {
+	var all [][2]string
+	for _, s := range sels {
+		kv, err := spec.ParseSelector(s)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, kv...)
+	}
+	var found []*analysis.Sample
+	for _, s := range samples {
+		if s.Unit == unit && s.Matches(all) {
+			found = append(found, s)
+		}
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("no %s cell matches %s in this run", unit, joinSel(sels))
+	}
+	return found, nil
+}
+
+func joinSel(sels []string) string {
+	var parts []string
+	for _, s := range sels {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func unitOf(ch spec.Check) string {
+	if ch.Unit == "" {
+		return "sec/op"
+	}
+	return ch.Unit
+}
+
+// ratio judges num/den Op Value. When both cells carry their rounds, the
+// ratio is taken within each round and its median and confidence interval
+// come from those per-round ratios; otherwise the interval is the
+// conservative quotient of the two medians' intervals. The check is
+// reproduced when the whole interval satisfies the relation, contradicted
+// when the whole interval violates it, inconclusive otherwise.
+func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
+	unit := unitOf(ch)
+	num, err := selectOne(samples, unit, ch.Where, ch.Num)
+	if err != nil {
+		return CheckResult{Verdict: NotTestable, Reason: err.Error()}
+	}
+	den, err := selectOne(samples, unit, ch.Where, ch.Den)
+	if err != nil {
+		return CheckResult{Verdict: NotTestable, Reason: err.Error()}
+	}
+	n, d := analysis.Summarize(num.Values, opt), analysis.Summarize(den.Values, opt)
+	label := fmt.Sprintf("%s / %s", short(ch.Num), short(ch.Den))
+	if ch.Where != "" {
+		label += " [" + ch.Where + "]"
+	}
+	if anyInf(n.Lo, n.Hi, d.Lo, d.Hi) {
+		m := fmt.Sprintf("%s %s = %.3g (n=%d/%d)", unit, label, n.Center/d.Center, n.N, d.N)
+		return CheckResult{Verdict: Inconclusive, Measured: m, Reason: "fewer than 6 samples per cell: no confidence interval"}
+	}
+	if d.Center == 0 || d.Lo <= 0 && d.Hi >= 0 {
+		// A zero denominator (e.g. 0 allocs/op): compare the difference instead.
+		return differenceCheck(ch, label, n, d, analysis.Compare(num.Values, den.Values, opt), opt)
+	}
+	mid, lo, hi := n.Center/d.Center, 0.0, 0.0
+	p := analysis.Compare(num.Values, den.Values, opt)
+	paired := pairedRatios(num, den)
+	how := "unpaired"
+	if len(paired) >= 6 {
+		// Rounds interleave the cells, so the ratio within a round cancels
+		// the drift both cells saw; its median CI is the tighter interval.
+		r := analysis.Summarize(paired, opt)
+		mid, lo, hi, how = r.Center, r.Lo, r.Hi, fmt.Sprintf("paired over %d rounds", len(paired))
+	} else {
+		lo, hi = quotientInterval(n, d)
+	}
+	m := fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (%s, U-test p=%.2g)", unit, label, mid, lo, hi, how, p)
+	cr := CheckResult{Measured: m}
+	holds := func(x float64) bool {
+		if ch.Op == "<" {
+			return x < ch.Value
+		}
+		return x > ch.Value
+	}
+	// A paired interval that excludes the threshold is significant by
+	// itself (every round agreed, or all but the extremes did); an unpaired
+	// one also needs the U test when the threshold is 1.
+	significant := len(paired) >= 6 || p < opt.Alpha || ch.Value != 1
+	switch {
+	case holds(lo) && holds(hi) && significant:
+		cr.Verdict = Reproduced
+	case !holds(lo) && !holds(hi) && significant:
+		cr.Verdict = Contradicted
+		cr.Reason = fmt.Sprintf("expected %s %s %g", label, ch.Op, ch.Value)
+	default:
+		cr.Verdict = Inconclusive
+		cr.Reason = fmt.Sprintf("interval of %s straddles %g", label, ch.Value)
+	}
+	return cr
+}
+
+func anyInf(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// differenceCheck handles ratios whose denominator may be zero: the relation
+// becomes num Op den when Value is 1 (ratios > 1 mean num > den).
+func differenceCheck(ch spec.Check, label string, n, d analysis.Summary, p float64, opt analysis.Options) CheckResult {
+	m := fmt.Sprintf("%s: %.3g [%.3g, %.3g] vs %.3g [%.3g, %.3g] (p=%.2g)", label, n.Center, n.Lo, n.Hi, d.Center, d.Lo, d.Hi, p)
+	if ch.Value != 1 {
+		return CheckResult{Verdict: NotTestable, Measured: m, Reason: "denominator is zero: only a ratio threshold of 1 can be tested"}
+	}
+	greater := n.Lo > d.Hi && p < opt.Alpha
+	less := n.Hi < d.Lo && p < opt.Alpha
+	want := greater
+	if ch.Op == "<" {
+		want = less
+	}
+	switch {
+	case want:
+		return CheckResult{Verdict: Reproduced, Measured: m}
+	case (ch.Op == "<" && greater) || (ch.Op == ">" && less):
+		return CheckResult{Verdict: Contradicted, Measured: m, Reason: fmt.Sprintf("expected %s %s 1", label, ch.Op)}
+	}
+	return CheckResult{Verdict: Inconclusive, Measured: m, Reason: "intervals overlap"}
+}
+
+// pairedRatios divides num by den within each round both were measured in.
+func pairedRatios(num, den *analysis.Sample) []float64 {
+	a, b := num.ByRound(), den.ByRound()
+	if a == nil || b == nil {
+		return nil
+	}
+	var out []float64
+	for r, x := range a {
+		if y, ok := b[r]; ok && y != 0 {
+			out = append(out, x/y)
+		}
+	}
+	return out
+}
+
+// quotientInterval bounds n/d from the two medians' intervals.
+func quotientInterval(n, d analysis.Summary) (lo, hi float64) {
+	cands := []float64{n.Lo / d.Lo, n.Lo / d.Hi, n.Hi / d.Lo, n.Hi / d.Hi}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, c := range cands {
+		lo, hi = math.Min(lo, c), math.Max(hi, c)
+	}
+	return lo, hi
+}
+
+// short drops the key names of a selector for display: "variant=syncpool,reuse=25" → "syncpool@25".
+func short(sel string) string {
+	kv, err := spec.ParseSelector(sel)
+	if err != nil || len(kv) == 0 {
+		return sel
+	}
+	var vals []string
+	for _, p := range kv {
+		vals = append(vals, p[1])
+	}
+	return strings.Join(vals, "@")
+}
+
+// crossover judges whether series A and B cross along Axis inside [Min, Max].
+func crossover(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
+	unit := unitOf(ch)
+	a, err := selectAll(samples, unit, ch.Where, ch.A)
+	if err != nil {
+		return CheckResult{Verdict: NotTestable, Reason: err.Error()}
+	}
+	b, err := selectAll(samples, unit, ch.Where, ch.B)
+	if err != nil {
+		return CheckResult{Verdict: NotTestable, Reason: err.Error()}
+	}
+	pts := analysis.Along(a, b, ch.Axis)
+	if len(pts) < 2 {
+		return CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("%s and %s do not form two series along %q with common points", ch.A, ch.B, ch.Axis)}
+	}
+	label := fmt.Sprintf("%s vs %s along %s", short(ch.A), short(ch.B), ch.Axis)
+	if ch.Where != "" {
+		label += " [" + ch.Where + "]"
+	}
+	xs := analysis.FindCrossovers(pts, opt.Alpha)
+	span := fmt.Sprintf("%g–%g", pts[0].X, pts[len(pts)-1].X)
+	if len(xs) == 0 {
+		sign, sig := overallSign(pts, opt)
+		if 2*sig < len(pts) {
+			m := fmt.Sprintf("%s: no crossover; significant difference at only %d of %d points", label, sig, len(pts))
+			return CheckResult{Verdict: Inconclusive, Measured: m, Reason: "too few points differ significantly to rule a crossover out"}
+		}
+		who := "lower"
+		if sign > 0 {
+			who = "higher"
+		}
+		m := fmt.Sprintf("%s: no crossover in %s (%s %s at %d of %d points)", label, span, short(ch.A), who, sig, len(pts))
+		return CheckResult{Verdict: Contradicted, Measured: m, Reason: fmt.Sprintf("expected a crossover in [%g, %g]", ch.Min, ch.Max)}
+	}
+	var parts []string
+	best := xs[0]
+	for _, c := range xs {
+		parts = append(parts, fmt.Sprintf("%.3g (between %g and %g)", c.X, c.Lo, c.Hi))
+		if dist(c.X, ch.Min, ch.Max) < dist(best.X, ch.Min, ch.Max) {
+			best = c
+		}
+	}
+	m := fmt.Sprintf("%s: crossover at %s", label, strings.Join(parts, ", "))
+	switch {
+	case best.X >= ch.Min && best.X <= ch.Max:
+		return CheckResult{Verdict: Reproduced, Measured: m}
+	case best.Hi < ch.Min || best.Lo > ch.Max:
+		return CheckResult{Verdict: Contradicted, Measured: m, Reason: fmt.Sprintf("expected a crossover in [%g, %g]", ch.Min, ch.Max)}
+	}
+	return CheckResult{Verdict: Inconclusive, Measured: m, Reason: fmt.Sprintf("the crossover's bracket overlaps [%g, %g] but its estimate lies outside", ch.Min, ch.Max)}
+}
+
+func dist(x, lo, hi float64) float64 {
+	switch {
+	case x < lo:
+		return lo - x
+	case x > hi:
+		return x - hi
+	}
+	return 0
+}
+
+// overallSign counts the points where A and B differ significantly and
+// returns the sign of A−B there (+1 when A is higher at most of them).
+func overallSign(pts []analysis.AxisPoint, opt analysis.Options) (sign, significant int) {
+	var pos, neg int
+	for _, p := range pts {
+		if analysis.Compare(p.A, p.B, opt) >= opt.Alpha {
+			continue
+		}
+		if analysis.Summarize(p.A, opt).Center > analysis.Summarize(p.B, opt).Center {
+			pos++
+		} else {
+			neg++
+		}
+	}
+	if pos >= neg {
+		return 1, pos + neg
+	}
+	return -1, pos + neg
+}

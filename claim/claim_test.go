@@ -1,0 +1,115 @@
+package claim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/spec"
+)
+
+// around returns six values spread ±1% around v.
+func around(v float64) []float64 {
+	return []float64{v * 0.99, v * 0.995, v, v, v * 1.005, v * 1.01}
+}
+
+func sample(name, unit string, vals []float64) *analysis.Sample {
+	return &analysis.Sample{Name: analysis.ParseName(name), Unit: unit, Values: vals}
+}
+
+// line builds a series along reuse for one variant: value(x) per point.
+func line(variant string, xs []float64, f func(x float64) float64) []*analysis.Sample {
+	var out []*analysis.Sample
+	for _, x := range xs {
+		out = append(out, sample(fmt.Sprintf("BenchmarkPool/variant=%s/reuse=%g", variant, x), "sec/op", around(f(x))))
+	}
+	return out
+}
+
+func ratioCheck(num, den, op string, value float64) spec.Check {
+	return spec.Check{Kind: "ratio", Num: num, Den: den, Op: op, Value: value}
+}
+
+func TestEvaluate(t *testing.T) {
+	xs := []float64{0, 10, 20, 30, 40, 50, 60}
+	var samples []*analysis.Sample
+	samples = append(samples, line("plain", xs, func(float64) float64 { return 20 })...)
+	// The pool costs 35 at 0% reuse and falls by 0.4 per point: it crosses plain at 37.5.
+	samples = append(samples, line("pool", xs, func(x float64) float64 { return 35 - 0.4*x })...)
+	samples = append(samples, line("slow", xs, func(float64) float64 { return 40 })...)
+	samples = append(samples, line("same", xs, func(float64) float64 { return 20 })...)
+	samples = append(samples,
+		sample("BenchmarkPool/variant=few/reuse=0", "sec/op", []float64{30, 31, 32}),
+		sample("BenchmarkPool/variant=plain/reuse=0", "B/op", around(64)),
+		sample("BenchmarkPool/variant=pool/reuse=0", "B/op", []float64{0, 0, 0, 0, 0, 0}),
+	)
+
+	// Drifting cells: each round the machine is slower, but within a round
+	// "late" is always 10% above "early". Unpaired, the drift hides it.
+	drift := []float64{10, 14, 18, 22, 26, 30}
+	early := &analysis.Sample{Name: analysis.ParseName("BenchmarkDrift/v=early"), Unit: "sec/op", Rounds: []int{1, 2, 3, 4, 5, 6}}
+	late := &analysis.Sample{Name: analysis.ParseName("BenchmarkDrift/v=late"), Unit: "sec/op", Rounds: []int{1, 2, 3, 4, 5, 6}}
+	for _, d := range drift {
+		early.Values = append(early.Values, d)
+		late.Values = append(late.Values, d*1.1)
+	}
+	samples = append(samples, early, late)
+
+	tests := []struct {
+		name    string
+		claim   spec.Claim
+		verdict string
+		measure string // substring of Measured
+		reason  string // substring of Reason
+	}{
+		{"ratio holds", spec.Claim{Checks: []spec.Check{ratioCheck("variant=pool,reuse=0", "variant=plain,reuse=0", ">", 1)}},
+			Reproduced, "1.75", ""},
+		{"ratio threshold above measured", spec.Claim{Checks: []spec.Check{ratioCheck("variant=pool,reuse=0", "variant=plain,reuse=0", ">", 2)}},
+			Contradicted, "1.75", "expected"},
+		{"ratio opposite direction", spec.Claim{Checks: []spec.Check{ratioCheck("variant=pool,reuse=0", "variant=plain,reuse=0", "<", 1)}},
+			Contradicted, "", "expected"},
+		{"ratio of equal cells", spec.Claim{Checks: []spec.Check{ratioCheck("variant=same,reuse=10", "variant=plain,reuse=10", "<", 1)}},
+			Inconclusive, "", "straddles"},
+		{"unmeasured cell", spec.Claim{Checks: []spec.Check{ratioCheck("variant=pool,reuse=99", "variant=plain,reuse=0", "<", 1)}},
+			NotTestable, "", "no sec/op cell matches"},
+		{"ambiguous selector", spec.Claim{Checks: []spec.Check{ratioCheck("variant=pool", "variant=plain,reuse=0", "<", 1)}},
+			NotTestable, "", "narrow the selector"},
+		{"too few samples", spec.Claim{Checks: []spec.Check{ratioCheck("variant=few,reuse=0", "variant=plain,reuse=0", ">", 1)}},
+			Inconclusive, "", "fewer than 6"},
+		{"zero denominator", spec.Claim{Checks: []spec.Check{{Kind: "ratio", Unit: "B/op", Num: "variant=plain", Den: "variant=pool", Op: ">", Value: 1}}},
+			Reproduced, "vs 0", ""},
+		{"crossover in range", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=pool", B: "variant=plain", Axis: "reuse", Min: 30, Max: 45}}},
+			Reproduced, "between 30 and 40", ""},
+		{"crossover out of range", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=pool", B: "variant=plain", Axis: "reuse", Min: 0, Max: 20}}},
+			Contradicted, "crossover at", "expected a crossover"},
+		{"never crosses", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=slow", B: "variant=plain", Axis: "reuse", Min: 20, Max: 40}}},
+			Contradicted, "no crossover", ""},
+		{"never differs", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=same", B: "variant=plain", Axis: "reuse", Min: 20, Max: 40}}},
+			Inconclusive, "no crossover", "too few points"},
+		{"paired rounds cancel drift", spec.Claim{Checks: []spec.Check{ratioCheck("bench=BenchmarkDrift,v=late", "bench=BenchmarkDrift,v=early", ">", 1)}},
+			Reproduced, "paired over 6 rounds", ""},
+		{"declared not testable", spec.Claim{NotTestable: "needs 64 cores"}, NotTestable, "", "64 cores"},
+		{"one check contradicts", spec.Claim{Checks: []spec.Check{
+			ratioCheck("variant=pool,reuse=0", "variant=plain,reuse=0", ">", 1),
+			ratioCheck("variant=pool,reuse=0", "variant=plain,reuse=0", "<", 1)}}, Contradicted, "", ""},
+		{"one check unmeasured", spec.Claim{Checks: []spec.Check{
+			ratioCheck("variant=pool,reuse=0", "variant=plain,reuse=0", ">", 1),
+			ratioCheck("variant=pool,reuse=77", "variant=plain,reuse=0", ">", 1)}}, Inconclusive, "", "no sec/op cell"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.claim.ID = "X1"
+			got := Evaluate([]spec.Claim{tt.claim}, samples, analysis.DefaultOptions())[0]
+			if got.Verdict != tt.verdict {
+				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, got.Measured, got.Reason)
+			}
+			if !strings.Contains(got.Measured, tt.measure) {
+				t.Errorf("measured = %q, want it to contain %q", got.Measured, tt.measure)
+			}
+			if !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", got.Reason, tt.reason)
+			}
+		})
+	}
+}

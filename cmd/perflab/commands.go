@@ -1,0 +1,608 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/builtin"
+	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/report"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+// common holds flags several commands share.
+type common struct {
+	db    string
+	alpha float64
+}
+
+func (c *common) dbFlag(fs *flag.FlagSet) {
+	fs.StringVar(&c.db, "db", "perflab.db", "SQLite database `path` holding runs")
+}
+
+func (c *common) alphaFlag(fs *flag.FlagSet) {
+	fs.Float64Var(&c.alpha, "alpha", 0.05, "significance level for Mann-Whitney U tests (confidence intervals are 95%)")
+}
+
+func (c *common) options() analysis.Options {
+	o := analysis.DefaultOptions()
+	o.Alpha = c.alpha
+	return o
+}
+
+// openDB opens the database; mustExist refuses to create a new empty one.
+func openDB(path string, mustExist bool) (*store.DB, error) {
+	if mustExist {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("no database at %s (run an experiment first, or pass --db PATH)", path)
+		}
+	}
+	return store.Open(path)
+}
+
+// runID resolves "latest", "" or a number.
+func runID(ctx context.Context, db *store.DB, arg string) (int64, error) {
+	if arg == "" || arg == "latest" {
+		r, err := db.LatestRun(ctx)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return 0, fmt.Errorf("no runs in %s yet: start one with \"perflab run poolreuse --quick\"", db.Path())
+			}
+			return 0, err
+		}
+		return r.ID, nil
+	}
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("%q is not a run ID (a positive number, or \"latest\")", arg)
+	}
+	return id, nil
+}
+
+// ---- list ----
+
+var cmdList = &command{
+	name:    "list",
+	summary: "list the built-in experiments: axes, configs and claims",
+	usage:   "[EXPERIMENT]",
+	help: `
+List prints each built-in experiment with its sweep axes (quick and full
+values), configurations and the published claims it tests.
+
+Example:
+  perflab list
+  perflab list poolreuse`,
+}
+
+func init() {
+	cmdList.run = func(args []string, stdout, stderr io.Writer) error {
+		fs := flag.NewFlagSet("list", flag.ContinueOnError)
+		pos, err := parse(cmdList, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		names := builtin.Names()
+		if len(pos) > 0 {
+			names = pos
+		}
+		for i, name := range names {
+			s, err := builtin.Spec(name)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			describe(stdout, s)
+		}
+		return nil
+	}
+}
+
+func describe(w io.Writer, s *spec.Spec) {
+	fmt.Fprintf(w, "%s — %s\n", s.Name, s.Title)
+	if s.Article != "" {
+		fmt.Fprintf(w, "  article:    %s\n", s.Article)
+	}
+	fmt.Fprintf(w, "  benchmarks: %s (driver %s)\n", strings.Join(s.Benchmarks, ", "), s.Driver)
+	for _, a := range s.Axes {
+		fmt.Fprintf(w, "  axis %-6s quick %s; full %s\n", a.Key, strings.Join(a.Quick, ","), strings.Join(a.Full, ","))
+	}
+	for _, m := range []string{"quick", "full"} {
+		if md, err := s.Mode(m); err == nil {
+			fmt.Fprintf(w, "  mode %-6s %d rounds, benchtime %s, cpu %v\n", m, md.Rounds, md.Benchtime, md.CPU)
+		}
+	}
+	for _, c := range s.Configs {
+		envs := append(append(c.BuildEnv(), c.BuildFlags()...), c.ExecEnv()...)
+		fmt.Fprintf(w, "  config %-12s %s\n", c.Name, strings.Join(envs, " "))
+	}
+	for _, c := range s.Claims {
+		fmt.Fprintf(w, "  claim %-3s %s\n", c.ID, c.Text)
+	}
+}
+
+// ---- run ----
+
+var cmdRun = &command{
+	name:    "run",
+	summary: "run experiments (built-in names or spec files) and report them",
+	usage:   "[EXPERIMENT | SPEC.toml]... [flags]",
+	help: `
+Run executes experiments: each cell (sub-benchmark selection × config) runs
+once per round, rounds are shuffled, and every completed round is committed
+to the database. Without arguments it runs the whole built-in suite.
+
+At the end it prints the claims table and writes report.md beside the run's
+profiles. Ctrl-C stops after discarding the round in flight; completed rounds
+stay stored, and the command prints how to report on them.
+
+Examples:
+  perflab run poolreuse --quick
+  perflab run --quick                      # the whole built-in suite
+  perflab run ./bench/spec.toml --rounds 10 --db team.db`,
+}
+
+type runFlags struct {
+	common
+	quick, full bool
+	rounds      int
+	benchtime   string
+	seed        int64
+	noProfile   bool
+	out         string
+	cache       string
+}
+
+func (f *runFlags) declare(fs *flag.FlagSet) {
+	f.dbFlag(fs)
+	f.alphaFlag(fs)
+	fs.BoolVar(&f.quick, "quick", false, "quick mode: fewer axis values and short benchtimes (minutes)")
+	fs.BoolVar(&f.full, "full", false, "full mode: every axis value, longer benchtimes (the default)")
+	fs.IntVar(&f.rounds, "rounds", 0, "override the mode's number of rounds")
+	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
+	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
+	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
+	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+}
+
+func init() {
+	flagSets["run"] = func(fs *flag.FlagSet) { new(runFlags).declare(fs) }
+	cmdRun.run = func(args []string, stdout, stderr io.Writer) error {
+		var f runFlags
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		f.declare(fs)
+		pos, err := parse(cmdRun, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		if f.quick && f.full {
+			return errors.New("--quick and --full exclude each other")
+		}
+		mode := "full"
+		if f.quick {
+			mode = "quick"
+		}
+		if f.cache == "" {
+			if f.cache, err = builtin.CacheDir(); err != nil {
+				return err
+			}
+		}
+		if len(pos) == 0 {
+			pos = builtin.Names()
+		}
+		// Load every spec first, so a bad one fails before any run is recorded.
+		var specs []*spec.Spec
+		for _, p := range pos {
+			s, err := loadSpec(p, f.cache)
+			if err != nil {
+				return err
+			}
+			specs = append(specs, s)
+		}
+		db, err := openDB(f.db, false)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
+
+		failed := false
+		for _, s := range specs {
+			res, err := engine.Run(ctx, engine.Options{
+				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
+				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, NoProfile: f.noProfile, Progress: stderr,
+			})
+			if err != nil {
+				if res == nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "perflab: run %d (%s) failed: %v\n", res.RunID, s.Name, err)
+				failed = true
+				continue
+			}
+			if err := finishRun(context.WithoutCancel(ctx), db, res, f.options(), stdout, stderr); err != nil {
+				return err
+			}
+			if res.Status == "interrupted" {
+				fmt.Fprintf(stderr, "perflab: report on the partial run with: perflab report %d --db %s\n", res.RunID, f.db)
+				return errExit1
+			}
+		}
+		if failed {
+			return errExit1
+		}
+		return nil
+	}
+}
+
+// loadSpec resolves a built-in name or a spec file path.
+func loadSpec(arg, cache string) (*spec.Spec, error) {
+	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
+		return spec.Load(arg)
+	}
+	if builtin.Has(arg) {
+		return builtin.Load(arg, cache)
+	}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		return spec.Load(arg)
+	}
+	return nil, fmt.Errorf("%q is neither a built-in experiment (%s) nor a spec file", arg, strings.Join(builtin.Names(), ", "))
+}
+
+// finishRun analyses a run, stores its verdicts, writes report.md and prints
+// the claims table.
+func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
+	in, err := report.Load(ctx, db, res.RunID, opt)
+	if err != nil {
+		return err
+	}
+	if err := report.StoreVerdicts(ctx, db, in); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(res.Artifacts, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", res.Artifacts, err)
+	}
+	path := filepath.Join(res.Artifacts, "report.md")
+	var buf strings.Builder
+	if err := report.Markdown(&buf, in); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), res.Failures)
+	if err := report.ClaimsTable(stdout, in); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report: %s\n", path)
+	return nil
+}
+
+// ---- runs ----
+
+var cmdRuns = &command{
+	name:    "runs",
+	summary: "list the runs stored in the database",
+	usage:   "[flags]",
+	help: `
+Runs lists stored runs, newest first: ID, experiment, mode, status, rounds and start time.
+
+Example:
+  perflab runs --db perflab.db`,
+}
+
+func init() {
+	flagSets["runs"] = func(fs *flag.FlagSet) { new(common).dbFlag(fs) }
+	cmdRuns.run = func(args []string, stdout, stderr io.Writer) error {
+		var c common
+		fs := flag.NewFlagSet("runs", flag.ContinueOnError)
+		c.dbFlag(fs)
+		if _, err := parse(cmdRuns, fs, args, stderr); err != nil {
+			return err
+		}
+		db, err := openDB(c.db, true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		runs, err := db.Runs(context.Background())
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tEXPERIMENT\tMODE\tSTATUS\tROUNDS\tSTARTED")
+		for _, r := range runs {
+			done, _ := db.RoundsDone(context.Background(), r.ID)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%s\n", r.ID, r.Experiment, r.Mode, r.Status, len(done), r.RoundsPlanned, r.StartedAt.Local().Format("2006-01-02 15:04:05"))
+		}
+		return tw.Flush()
+	}
+}
+
+// ---- report ----
+
+var cmdReport = &command{
+	name:    "report",
+	summary: "write the Markdown report of a stored run",
+	usage:   "[RUN] [flags]",
+	help: `
+Report writes a run's Markdown report: environment, tables of medians with
+confidence intervals, crossovers, knees, the claims table, failures and the
+profile paths. RUN is a run ID or "latest" (the default).
+
+Examples:
+  perflab report            # the latest run, to stdout
+  perflab report 3 -o run3.md`,
+}
+
+func init() {
+	flagSets["report"] = func(fs *flag.FlagSet) { declareReport(fs, new(common), new(string)) }
+	cmdReport.run = func(args []string, stdout, stderr io.Writer) error {
+		var c common
+		var out string
+		fs := flag.NewFlagSet("report", flag.ContinueOnError)
+		declareReport(fs, &c, &out)
+		pos, err := parse(cmdReport, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		in, err := loadRun(c, pos)
+		if err != nil {
+			return err
+		}
+		w := stdout
+		if out != "" {
+			file, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			defer file.Close()
+			w = file
+		}
+		return report.Markdown(w, in)
+	}
+}
+
+func declareReport(fs *flag.FlagSet, c *common, out *string) {
+	c.dbFlag(fs)
+	c.alphaFlag(fs)
+	fs.StringVar(out, "o", "", "write to `file` instead of stdout")
+}
+
+func loadRun(c common, pos []string) (*report.Input, error) {
+	if len(pos) > 1 {
+		return nil, fmt.Errorf("want at most one run ID, got %q", pos)
+	}
+	db, err := openDB(c.db, true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	arg := ""
+	if len(pos) == 1 {
+		arg = pos[0]
+	}
+	id, err := runID(ctx, db, arg)
+	if err != nil {
+		return nil, err
+	}
+	return report.Load(ctx, db, id, c.options())
+}
+
+// ---- export ----
+
+var cmdExport = &command{
+	name:    "export",
+	summary: "print a stored run as benchfmt text (what benchstat reads)",
+	usage:   "[RUN] [flags]",
+	help: `
+Export prints every sample of a run in the Go benchmark format, with the
+environment and each result's perflab config as configuration keys, so
+benchstat splits configs into tables.
+
+Example:
+  perflab export latest | benchstat -`,
+}
+
+func init() {
+	flagSets["export"] = func(fs *flag.FlagSet) { new(common).dbFlag(fs) }
+	cmdExport.run = func(args []string, stdout, stderr io.Writer) error {
+		c := common{alpha: 0.05}
+		fs := flag.NewFlagSet("export", flag.ContinueOnError)
+		c.dbFlag(fs)
+		pos, err := parse(cmdExport, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		in, err := loadRun(c, pos)
+		if err != nil {
+			return err
+		}
+		return report.Export(stdout, in)
+	}
+}
+
+// ---- analyze ----
+
+var cmdAnalyze = &command{
+	name:    "analyze",
+	summary: "summarize benchfmt files or a stored run; find knees and crossovers",
+	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY] [--json]",
+	help: `
+Analyze reads Go benchmark output files (what benchstat reads; "-" is stdin)
+or a stored run (an ID or "latest"), and prints the median and 95%
+confidence interval of every benchmark and unit. With --axis it finds knees
+along that sub-benchmark key (/key=value in the names); with --by it also
+finds crossovers between series that differ in that key.
+
+Examples:
+  go test -bench . -count 6 > new.txt && perflab analyze new.txt
+  perflab analyze latest --axis reuse --by variant --json`,
+}
+
+type analyzeFlags struct {
+	common
+	axis, by string
+	asJSON   bool
+	unit     string
+}
+
+func (f *analyzeFlags) declare(fs *flag.FlagSet) {
+	f.dbFlag(fs)
+	f.alphaFlag(fs)
+	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along")
+	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers (needs --axis)")
+	fs.BoolVar(&f.asJSON, "json", false, "print knees and crossovers as JSON")
+	fs.StringVar(&f.unit, "unit", "", "only this `unit` (e.g. sec/op)")
+}
+
+func init() {
+	flagSets["analyze"] = func(fs *flag.FlagSet) { new(analyzeFlags).declare(fs) }
+	cmdAnalyze.run = func(args []string, stdout, stderr io.Writer) error {
+		var f analyzeFlags
+		fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+		f.declare(fs)
+		pos, err := parse(cmdAnalyze, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		if f.by != "" && f.axis == "" {
+			return errors.New("--by needs --axis: crossovers are found along an axis")
+		}
+		results, err := analyzeInput(f.common, pos, stderr)
+		if err != nil {
+			return err
+		}
+		samples := analysis.Collect(results)
+		if f.unit != "" {
+			samples = slices.DeleteFunc(samples, func(s *analysis.Sample) bool { return s.Unit != f.unit })
+		}
+		if len(samples) == 0 {
+			return errors.New("no benchmark results in the input")
+		}
+		opt := f.options()
+		out := struct {
+			Knees      []analysis.SeriesKnee      `json:"knees"`
+			Crossovers []analysis.SeriesCrossover `json:"crossovers"`
+		}{[]analysis.SeriesKnee{}, []analysis.SeriesCrossover{}}
+		if f.axis != "" {
+			out.Knees = analysis.Knees(samples, f.axis, opt)
+			if f.by != "" {
+				out.Crossovers = analysis.Crossovers(samples, f.axis, f.by, opt)
+			}
+		}
+		if f.asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		printSummaries(stdout, samples, opt)
+		if f.axis != "" {
+			fmt.Fprintf(stdout, "\nknees along %s:\n", f.axis)
+			if len(out.Knees) == 0 {
+				fmt.Fprintln(stdout, "  none")
+			}
+			for _, k := range out.Knees {
+				fmt.Fprintf(stdout, "  %s [%s]: %s=%g (%s confidence) %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Axis, k.X, k.Confidence, k.Note)
+			}
+		}
+		if f.by != "" {
+			fmt.Fprintf(stdout, "\ncrossovers along %s between %s values:\n", f.axis, f.by)
+			if len(out.Crossovers) == 0 {
+				fmt.Fprintln(stdout, "  none")
+			}
+			for _, c := range out.Crossovers {
+				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g (between %g and %g)\n", c.A, c.B, c.Unit, c.Axis, c.X, c.Lo, c.Hi)
+			}
+		}
+		return nil
+	}
+}
+
+func seriesLabel(name, config string) string {
+	if config == "" {
+		return name
+	}
+	return name + " @" + config
+}
+
+// analyzeInput reads benchfmt files, or a stored run when the only argument
+// is a run ID / "latest" (or there are no arguments).
+func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result, error) {
+	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0])) {
+		in, err := loadRun(c, pos)
+		if err != nil {
+			return nil, err
+		}
+		return in.Results, nil
+	}
+	var all []*benchfmt.Result
+	for _, p := range pos {
+		var r io.Reader = os.Stdin
+		name := "stdin"
+		if p != "-" {
+			f, err := os.Open(p)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			r, name = f, p
+		}
+		res, err := gotest.Parse(r, name)
+		if err != nil {
+			fmt.Fprintf(stderr, "perflab analyze: %v\n", err)
+		}
+		all = append(all, res...)
+	}
+	return all, nil
+}
+
+func isRunRef(s string) bool {
+	if s == "latest" {
+		return true
+	}
+	if _, err := os.Stat(s); err == nil {
+		return false
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+func printSummaries(w io.Writer, samples []*analysis.Sample, opt analysis.Options) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "benchmark\tunit\tmedian\t95% CI\tn\t")
+	for _, s := range samples {
+		sum := analysis.Summarize(s.Values, opt)
+		cls := benchunit.ClassOf(s.Unit)
+		ci := fmt.Sprintf("[%s, %s]", benchunit.Scale(sum.Lo, cls), benchunit.Scale(sum.Hi, cls))
+		if sum.N < 6 {
+			ci += " (n<6: range)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t\n", seriesLabel(s.Name.Full, s.Config), s.Unit, benchunit.Scale(sum.Center, cls), ci, sum.N)
+	}
+	tw.Flush()
+}

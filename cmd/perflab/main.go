@@ -1,0 +1,164 @@
+// Command perflab runs reproducible Go performance experiments: parameter
+// sweeps across build and runtime configurations, in interleaved shuffled
+// rounds, with profiles, statistics, knees, crossovers and verdicts on
+// published claims, stored in SQLite and written up as reports.
+//
+// Run "perflab help" for the commands.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+type command struct {
+	name    string
+	summary string
+	usage   string // after "perflab NAME "
+	help    string // long help with an example
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{cmdList, cmdRun, cmdRuns, cmdAnalyze, cmdReport, cmdExport}
+}
+
+const intro = `perflab runs reproducible Go performance experiments.
+
+Usage:
+  perflab <command> [arguments]
+
+Commands:
+`
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, intro)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Start with:
+  perflab list                      the built-in experiments and their claims
+  perflab run poolreuse --quick     a quick run (a few minutes), then its report
+
+Run "perflab help <command>" for a command's flags and examples.
+`)
+}
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errUsage marks an error already explained by printed usage.
+var errUsage = errors.New("usage")
+
+// Main runs perflab with args and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		if len(args) > 1 {
+			if c := find(args[1]); c != nil {
+				printHelp(stdout, c)
+				return 0
+			}
+			fmt.Fprintf(stderr, "perflab: unknown command %q\n\n", args[1])
+			usage(stderr)
+			return 2
+		}
+		usage(stdout)
+		return 0
+	}
+	c := find(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "perflab: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	err := c.run(args[1:], stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, errExit1):
+		return 1
+	}
+	fmt.Fprintf(stderr, "perflab %s: %v\n", name, err)
+	return 1
+}
+
+// errExit1 is returned after a command already said why it failed.
+var errExit1 = errors.New("exit 1")
+
+func find(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func printHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "Usage: perflab %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.help))
+	fs := c.flags()
+	if fs != nil {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+}
+
+// flags returns the command's flag set, for help output.
+func (c *command) flags() *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if f, ok := flagSets[c.name]; ok {
+		f(fs)
+		return fs
+	}
+	return nil
+}
+
+// flagSets declares each command's flags into a FlagSet; the command's run
+// function declares them the same way, so help and parsing agree.
+var flagSets = map[string]func(*flag.FlagSet){}
+
+// parse parses flags that may come before, between or after positional
+// arguments ("perflab run poolreuse --quick"). "--" ends flag parsing.
+func parse(c *command, fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printHelp(stderr, c)
+				return nil, flag.ErrHelp
+			}
+			fmt.Fprintf(stderr, "perflab %s: %v\nRun \"perflab help %s\" for usage.\n", c.name, err, c.name)
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,469 @@
+// Package engine runs an experiment: it plans the cells, builds one test
+// binary per build environment, runs interleaved shuffled rounds, commits
+// each completed round to the store, captures profiles in a separate pass
+// and records the machine's environment and noise around the run.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/benchmetrics"
+	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/env"
+	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+// Options configures one run.
+type Options struct {
+	Spec        *spec.Spec
+	Mode        string    // "quick" or "full"
+	DB          *store.DB // where samples go
+	ArtifactDir string    // profiles go to ArtifactDir/run-<id>/
+	CacheDir    string    // compiled test binaries
+	Seed        int64     // planner seed; 0 picks one from the clock
+	Rounds      int       // overrides the mode's rounds when > 0
+	Benchtime   string    // overrides the mode's benchtime when non-empty
+	NoProfile   bool      // skip the profiling pass
+	NoiseRuns   int       // calibration loops before and after; 0 → 30
+	Progress    io.Writer // progress lines; nil → discard
+}
+
+// Result says how a run ended.
+type Result struct {
+	RunID       int64
+	Status      string // "complete", "interrupted" or "failed"
+	RoundsDone  int
+	RoundsTotal int
+	Failures    int
+	Artifacts   string // directory of this run's artifacts
+}
+
+// Run executes the experiment. Cancelling ctx stops the cell in flight,
+// discards the incomplete round and returns with Status "interrupted"; every
+// completed round is already committed.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	s := opt.Spec
+	mode, err := s.Mode(opt.Mode)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Rounds > 0 {
+		mode.Rounds = opt.Rounds
+	}
+	if opt.Benchtime != "" {
+		mode.Benchtime = opt.Benchtime
+	}
+	timeout, err := time.ParseDuration(cmpOr(mode.Timeout, "2m"))
+	if err != nil {
+		return nil, fmt.Errorf("mode %s: timeout: %w", opt.Mode, err)
+	}
+	values, err := s.AxisValues(opt.Mode)
+	if err != nil {
+		return nil, err
+	}
+	axes := make([]plan.Axis, len(s.Axes))
+	for i, a := range s.Axes {
+		axes[i] = plan.Axis{Key: a.Key, Values: values[i]}
+	}
+	var configNames []string
+	for _, c := range s.Configs {
+		configNames = append(configNames, c.Name)
+	}
+	if opt.Seed == 0 {
+		opt.Seed = time.Now().UnixNano()
+	}
+	p := plan.New(s.Benchmarks, axes, configNames, mode.Rounds, opt.Seed)
+	progress := opt.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+
+	run := &store.Run{
+		Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
+		Seed: opt.Seed, RoundsPlanned: mode.Rounds,
+	}
+	if _, err := opt.DB.CreateRun(ctx, run); err != nil {
+		return nil, fmt.Errorf("recording the run: %w", err)
+	}
+	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
+	fmt.Fprintf(progress, "perflab: run %d: %s (%s): %d cells × %d rounds, benchtime %s\n",
+		run.ID, s.Name, opt.Mode, len(p.Cells), mode.Rounds, cmpOr(mode.Benchtime, "default"))
+
+	finish := func(status string, err error) (*Result, error) {
+		res.Status = status
+		// Record the end even when ctx is cancelled.
+		if ferr := opt.DB.FinishRun(context.WithoutCancel(ctx), run.ID, status); ferr != nil && err == nil {
+			err = ferr
+		}
+		return res, err
+	}
+
+	if err := recordEnv(ctx, opt, run.ID, "before", progress); err != nil {
+		return finish(statusFor(ctx), err)
+	}
+	if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta()); err != nil {
+		return finish("failed", err)
+	}
+
+	bins, err := buildAll(ctx, opt, run.ID, progress)
+	if err != nil {
+		return finish(statusFor(ctx), err)
+	}
+	if len(bins) == 0 {
+		return finish("failed", errors.New("no configuration could be built; see the errors above"))
+	}
+	for _, c := range p.Cells {
+		if _, ok := bins[c.Config]; !ok {
+			res.Failures++
+		}
+	}
+
+	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res}
+	if err := r.runAll(ctx); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(progress, "\nperflab: interrupted: %d of %d rounds complete and stored (run %d)\n", res.RoundsDone, res.RoundsTotal, run.ID)
+			return finish("interrupted", nil)
+		}
+		return finish("failed", err)
+	}
+
+	if !opt.NoProfile {
+		profileAll(ctx, opt, p, mode, bins, res, progress)
+	}
+	if err := recordEnv(ctx, opt, run.ID, "after", progress); err != nil && ctx.Err() == nil {
+		return finish("failed", err)
+	}
+	if ctx.Err() != nil {
+		return finish("interrupted", nil)
+	}
+	return finish("complete", nil)
+}
+
+func statusFor(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	return "failed"
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// recordEnv stores the environment (before the run) and the noise estimate.
+func recordEnv(ctx context.Context, opt Options, runID int64, phase string, progress io.Writer) error {
+	var kv []store.KV
+	if phase == "before" {
+		var goEnv []string
+		if len(opt.Spec.Configs) > 0 {
+			goEnv = opt.Spec.Configs[0].BuildEnv()
+		}
+		info, err := env.Capture(ctx, opt.Spec.Dir, goEnv)
+		if err != nil {
+			return fmt.Errorf("capturing the environment: %w", err)
+		}
+		for _, e := range info {
+			kv = append(kv, store.KV{Key: e.Key, Value: e.Value})
+		}
+	}
+	n := opt.NoiseRuns
+	if n == 0 {
+		n = 30
+	}
+	noise, err := env.Noise(ctx, n)
+	if err != nil {
+		return fmt.Errorf("measuring noise: %w", err)
+	}
+	kv = append(kv, store.KV{Key: "noise-" + phase, Value: noise.String()})
+	fmt.Fprintf(progress, "perflab: noise %s the run: %s\n", phase, noise)
+	return opt.DB.SetEnv(context.WithoutCancel(ctx), runID, kv)
+}
+
+func unitMeta() []store.UnitMeta {
+	// go test's own units (sec/op, B/op, allocs/op) are known to benchstat.
+	m := []store.UnitMeta{{Unit: "hits/op", Key: "better", Value: "higher"}}
+	for _, u := range benchmetrics.Units {
+		m = append(m, store.UnitMeta{Unit: u.Unit, Key: "better", Value: strings.ToLower(u.Better)})
+	}
+	return m
+}
+
+// buildAll compiles one binary per distinct build environment. A config
+// that fails to build is recorded with its error and left out; the others go on.
+func buildAll(ctx context.Context, opt Options, runID int64, progress io.Writer) (map[string]string, error) {
+	bins := map[string]string{}
+	byKey := map[string]string{} // build key → binary
+	failed := map[string]error{}
+	for _, c := range opt.Spec.Configs {
+		row := store.Config{Name: c.Name, BuildEnv: c.BuildEnv(), BuildFlags: c.BuildFlags(), ExecEnv: c.ExecEnv()}
+		key := c.BuildKey()
+		bin, ok := byKey[key]
+		var err error
+		if !ok {
+			if ferr, seen := failed[key]; seen {
+				err = ferr
+			} else {
+				b := gotest.Build{Dir: opt.Spec.Dir, Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
+				start := time.Now()
+				var cached bool
+				bin, cached, err = gotest.Compile(ctx, b)
+				if err == nil {
+					how := "built"
+					if cached {
+						how = "cached"
+					}
+					fmt.Fprintf(progress, "perflab: config %s: test binary %s (%s)\n", c.Name, how, time.Since(start).Round(time.Millisecond))
+					byKey[key] = bin
+				} else {
+					failed[key] = err
+				}
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			row.Error = err.Error()
+			fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", c.Name, indent(err.Error()))
+		} else {
+			row.BinaryHash = strings.TrimSuffix(filepath.Base(bin), ".test")
+			bins[c.Name] = bin
+		}
+		if err := opt.DB.AddConfig(ctx, runID, row); err != nil {
+			return nil, err
+		}
+		if err != nil {
+			if ferr := opt.DB.AddFailure(ctx, runID, store.Failure{Config: c.Name, Cell: "(build)", Reason: row.Error}); ferr != nil {
+				return nil, ferr
+			}
+		}
+	}
+	return bins, nil
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// rounds runs the timed rounds.
+type rounds struct {
+	opt      Options
+	plan     *plan.Plan
+	mode     spec.Mode
+	timeout  time.Duration
+	bins     map[string]string
+	runID    int64
+	progress io.Writer
+	res      *Result
+}
+
+func (r *rounds) runAll(ctx context.Context) error {
+	done, err := r.opt.DB.RoundsDone(ctx, r.runID)
+	if err != nil {
+		return err
+	}
+	skip := map[int]bool{}
+	for _, d := range done {
+		skip[d] = true
+	}
+	tty := isTerminal(r.progress)
+	start := time.Now()
+	cellsRun, total := 0, r.plan.Size()
+	for round := 1; round <= r.plan.Rounds; round++ {
+		if skip[round] {
+			r.res.RoundsDone++
+			total -= len(r.plan.Cells)
+			continue
+		}
+		var results []*benchfmt.Result
+		var failures []store.Failure
+		for i, ci := range r.plan.Order(round) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cell := r.plan.Cells[ci]
+			bin, ok := r.bins[cell.Config]
+			if !ok {
+				continue
+			}
+			if tty {
+				fmt.Fprintf(r.progress, "\r\033[K[round %d/%d · cell %d/%d] %s  %s", round, r.plan.Rounds, i+1, len(r.plan.Cells), cell, eta(start, cellsRun, total))
+			}
+			out, err := r.runCell(ctx, bin, cell, round)
+			cellsRun++
+			var runErr *gotest.RunError
+			if err != nil && len(out) > 0 && !errors.As(err, &runErr) {
+				// The binary succeeded but printed some malformed lines: keep
+				// the good results and record the rest.
+				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: "malformed output ignored: " + err.Error()})
+				err = nil
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})
+				continue
+			}
+			results = append(results, out...)
+		}
+		if err := r.opt.DB.AddRound(ctx, r.runID, round, results); err != nil {
+			return fmt.Errorf("storing round %d: %w", round, err)
+		}
+		for _, f := range failures {
+			if err := r.opt.DB.AddFailure(ctx, r.runID, f); err != nil {
+				return err
+			}
+		}
+		r.res.RoundsDone++
+		r.res.Failures += len(failures)
+		if tty {
+			fmt.Fprint(r.progress, "\r\033[K")
+		}
+		fmt.Fprintf(r.progress, "perflab: round %d/%d stored: %d results, %d failed cells, %s elapsed, %s\n",
+			round, r.plan.Rounds, len(results), len(failures), time.Since(start).Round(time.Second), eta(start, cellsRun, total))
+	}
+	return nil
+}
+
+// runCell runs one cell and labels its results with the config name (a
+// file key, which benchstat tables by) and the round (an internal key,
+// which lets analysis pair cells measured in the same round).
+func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round int) ([]*benchfmt.Result, error) {
+	re, err := gotest.BenchRegex(cell.Bench, cell.Levels)
+	if err != nil {
+		return nil, err
+	}
+	cfg := r.config(cell.Config)
+	out, err := gotest.Run(ctx, gotest.Invocation{
+		Binary: bin, Dir: packageDir(r.opt.Spec), Bench: re, Benchtime: r.mode.Benchtime,
+		CPU: r.mode.CPU, Env: cfg.ExecEnv(), Timeout: r.timeout,
+	})
+	for i, res := range out {
+		// Rebuild rather than append: benchfmt indexes Config lazily.
+		out[i] = &benchfmt.Result{
+			Config: append(res.Clone().Config,
+				benchfmt.Config{Key: "config", Value: []byte(cell.Config), File: true},
+				benchfmt.Config{Key: "round", Value: []byte(strconv.Itoa(round))}),
+			Name: res.Name, Iters: res.Iters, Values: res.Values,
+		}
+	}
+	return out, err
+}
+
+func (r *rounds) config(name string) spec.Config {
+	for _, c := range r.opt.Spec.Configs {
+		if c.Name == name {
+			return c
+		}
+	}
+	return spec.Config{Name: name}
+}
+
+// packageDir is where test binaries run, so their testdata/ is found. It is
+// the package directory when Package is a plain relative directory.
+func packageDir(s *spec.Spec) string {
+	pkg := cmpOr(s.Package, ".")
+	if strings.ContainsAny(pkg, "*") || strings.Contains(pkg, "...") {
+		return s.Dir
+	}
+	return filepath.Join(s.Dir, filepath.FromSlash(pkg))
+}
+
+func eta(start time.Time, done, total int) string {
+	if done == 0 || total <= done {
+		return "ETA --"
+	}
+	per := time.Since(start) / time.Duration(done)
+	return "ETA " + (per * time.Duration(total-done)).Round(time.Second).String()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// selectAll is a -test.bench regex selecting every cell of the plan.
+func selectAll(s *spec.Spec, values [][]string) string {
+	alt := func(vals []string) string {
+		q := make([]string, len(vals))
+		for i, v := range vals {
+			q[i] = regexp.QuoteMeta(v)
+		}
+		return "^(?:" + strings.Join(q, "|") + ")$"
+	}
+	parts := []string{alt(s.Benchmarks)}
+	for i, a := range s.Axes {
+		kv := make([]string, len(values[i]))
+		for j, v := range values[i] {
+			kv[j] = a.Key + "=" + v
+		}
+		parts = append(parts, alt(kv))
+	}
+	return strings.Join(parts, "/")
+}
+
+// profileAll runs the profiling pass for each built config. Failures are
+// reported and recorded but do not fail the run.
+func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, bins map[string]string, res *Result, progress io.Writer) {
+	values, err := opt.Spec.AxisValues(opt.Mode)
+	if err != nil {
+		return
+	}
+	re := selectAll(opt.Spec, values)
+	for _, c := range opt.Spec.Configs {
+		bin, ok := bins[c.Name]
+		if !ok || ctx.Err() != nil {
+			continue
+		}
+		dir := filepath.Join(res.Artifacts, c.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(progress, "perflab: profiles for %s: %v\n", c.Name, err)
+			continue
+		}
+		start := time.Now()
+		inv := gotest.Invocation{Binary: bin, Dir: packageDir(opt.Spec), Bench: re, Benchtime: profileBenchtime,
+			CPU: mode.CPU, Env: c.ExecEnv(), Timeout: 5 * time.Minute}
+		prof, err := gotest.Profile(ctx, inv, dir, "")
+		if err != nil {
+			fmt.Fprintf(progress, "perflab: profiles for %s failed: %v\n", c.Name, err)
+			_ = opt.DB.AddFailure(context.WithoutCancel(ctx), res.RunID, store.Failure{Config: c.Name, Cell: "(profile)", Reason: err.Error()})
+			continue
+		}
+		for _, a := range []struct{ kind, path string }{{"cpu", prof.CPU}, {"heap", prof.Heap}, {"mutex", prof.Mutex}, {"block", prof.Block}, {"trace", prof.Trace}} {
+			if a.path == "" {
+				continue
+			}
+			st, err := os.Stat(a.path)
+			if err != nil {
+				continue
+			}
+			_ = opt.DB.AddArtifact(context.WithoutCancel(ctx), res.RunID, store.Artifact{Config: c.Name, Kind: a.kind, Path: a.path, Bytes: st.Size()})
+		}
+		fmt.Fprintf(progress, "perflab: profiles for %s written to %s (%s)\n", c.Name, dir, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// profileBenchtime is each benchmark's time in the profiling pass: long
+// enough for a CPU profile to see it, short enough to keep a trace small.
+const profileBenchtime = "10ms"

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+func tinySpec(t *testing.T) *spec.Spec {
+	t.Helper()
+	s, err := spec.Load(filepath.Join("testdata", "tiny", "spec.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func openStore(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestRunStoresEveryRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	db := openStore(t)
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Options{
+		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 1, NoiseRuns: 3, Progress: &progress,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if res.Status != "complete" || res.RoundsDone != 6 || res.Failures != 0 {
+		t.Fatalf("result = %+v\n%s", res, progress.String())
+	}
+	results, err := db.Results(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 variants × 3 n values × 2 configs = 12 cells, one result each per round.
+	if len(results) != 12*6 {
+		t.Errorf("stored %d results, want %d", len(results), 12*6)
+	}
+	perCell := map[string]int{}
+	for _, r := range results {
+		perCell[string(r.Name.Full())+"@"+r.GetConfig("config")]++
+	}
+	for cell, n := range perCell {
+		if n != 6 {
+			t.Errorf("cell %s has %d samples, want 6", cell, n)
+		}
+	}
+	env, err := db.Env(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, kv := range env {
+		keys[kv.Key] = true
+	}
+	for _, k := range []string{"goversion", "cpu", "cores", "noise-before", "noise-after"} {
+		if !keys[k] {
+			t.Errorf("environment lacks %q: %v", k, env)
+		}
+	}
+	arts, err := db.Artifacts(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, a := range arts {
+		kinds[a.Kind]++
+		if a.Bytes == 0 {
+			t.Errorf("artifact %s is empty", a.Path)
+		}
+	}
+	for _, k := range []string{"cpu", "heap", "mutex", "block", "trace"} {
+		if kinds[k] != 2 { // one per config
+			t.Errorf("%d %s artifacts, want 2 (one per config)", kinds[k], k)
+		}
+	}
+}
+
+// cancelAfter cancels ctx once the progress output reports round n stored.
+type cancelAfter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p)
+	if strings.Contains(c.buf.String(), c.marker) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func TestInterruptKeepsCompletedRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	db := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &cancelAfter{marker: "round 2/6 stored", cancel: cancel}
+	res, err := Run(ctx, Options{
+		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 2, NoiseRuns: 2, Progress: w,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Status != "interrupted" || res.RoundsDone != 2 {
+		t.Fatalf("result = %+v, want interrupted after 2 rounds\n%s", res, w.buf.String())
+	}
+	run, err := db.GetRun(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != "interrupted" {
+		t.Errorf("stored status %q, want interrupted", run.Status)
+	}
+	done, err := db.RoundsDone(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 2 {
+		t.Errorf("rounds stored = %v, want [1 2]", done)
+	}
+	results, _ := db.Results(context.Background(), res.RunID)
+	if len(results) != 2*12 {
+		t.Errorf("stored %d results, want %d (two complete rounds, nothing of the third)", len(results), 2*12)
+	}
+}
+
+func TestBrokenConfigDoesNotStopOthers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	s := tinySpec(t)
+	s.Configs = append(s.Configs, spec.Config{Name: "broken", GOEXPERIMENT: "nosuchexperiment"})
+	db := openStore(t)
+	res, err := Run(context.Background(), Options{
+		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 3, Rounds: 6, NoProfile: true, NoiseRuns: 2, Progress: io.Discard,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Status != "complete" {
+		t.Fatalf("status %s, want complete", res.Status)
+	}
+	cfgs, _ := db.Configs(context.Background(), res.RunID)
+	var broken store.Config
+	for _, c := range cfgs {
+		if c.Name == "broken" {
+			broken = c
+		}
+	}
+	if !strings.Contains(broken.Error, "unknown GOEXPERIMENT") {
+		t.Errorf("broken config's error = %q, want the go command's complaint", broken.Error)
+	}
+	results, _ := db.Results(context.Background(), res.RunID)
+	if len(results) != 12*6 {
+		t.Errorf("stored %d results, want %d from the two good configs", len(results), 12*6)
+	}
+}

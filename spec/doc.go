@@ -1,0 +1,158 @@
+// Package spec parses and validates perflab experiment specs: TOML files
+// that say which benchmarks to run, over which parameter sweeps, under
+// which build and runtime configurations, and which published claims the
+// results are checked against.
+//
+// Decoding is strict. A key the format does not define, a value of the
+// wrong type, a missing required field or an inconsistent reference is an
+// error, and every error names the file and line, like a compiler:
+//
+//	spec.toml:12: unknown key "benchtim" in [mode.quick]; did you mean "benchtime"?
+//	spec.toml:31: duplicate config name "base" (first defined at line 22); give each config its own name
+//
+// Errors returned by [Parse] are of type *[Error].
+//
+// # A complete spec
+//
+//	# Does sync.Pool pay off when objects are rarely reused?
+//	name        = "syncpool-reuse"          # required; lower-case letters, digits, '_' and '-'
+//	title       = "sync.Pool versus plain allocation across reuse rates"
+//	article     = "C-syncpool-reuse-rate.txt"
+//	description = """
+//	Allocates buffers either with make or through a sync.Pool,
+//	and varies how often a pooled buffer is reused."""
+//	driver      = "gotest"                  # required; the only driver for now
+//	package     = "./bench"                 # relative to this file's directory; default "."
+//	benchmarks  = ["BenchmarkReuse"]        # required; top-level benchmark functions
+//
+//	# Sweep axes, outermost first. The benchmark reads them as sub-benchmarks
+//	# named key=value, nested in this order:
+//	#   BenchmarkReuse/variant=syncpool/size=4096/reuse=50
+//	[[axis]]
+//	key   = "variant"
+//	quick = ["plain", "syncpool"]           # full omitted: same values in both modes
+//
+//	[[axis]]
+//	key   = "size"
+//	quick = [64, 4096]
+//	full  = [64, 256, 1024, 4096, 65536]
+//
+//	[[axis]]
+//	key   = "reuse"
+//	quick = [0, 50, 100]
+//	full  = [0, 10, 25, 50, 75, 90, 100]
+//
+//	[mode.quick]                            # a fast look; at least 6 rounds
+//	rounds    = 6
+//	benchtime = "50ms"
+//
+//	[mode.full]                             # for publication
+//	rounds    = 20
+//	benchtime = "1000x"
+//	cpu       = [1, 4]
+//	timeout   = "10m"
+//
+//	[[config]]
+//	name = "base"
+//
+//	[[config]]
+//	name         = "greentea"
+//	goexperiment = "greenteagc"
+//	gogc         = "off"
+//	gomemlimit   = "512MiB"
+//
+//	[analysis]
+//	axis     = "reuse"                      # numeric axis for knees and crossovers
+//	by       = "variant"                    # axis whose values are compared
+//	baseline = "plain"
+//
+//	[[claim]]
+//	id      = "pool-wins-when-reused"
+//	text    = "With 50% reuse, sync.Pool is at least 2x faster than make for 4 KiB buffers."
+//	claimed = "2.3x at 4096 bytes, 50% reuse"
+//
+//	  [[claim.check]]
+//	  kind  = "ratio"
+//	  where = "size=4096,reuse=50"
+//	  num   = "variant=syncpool"
+//	  den   = "variant=plain"
+//	  op    = "<"
+//	  value = 0.5
+//
+//	[[claim]]
+//	id   = "crossover"
+//	text = "The pool starts to win somewhere between 10% and 40% reuse."
+//
+//	  [[claim.check]]
+//	  kind  = "crossover"
+//	  where = "size=4096"
+//	  a     = "variant=syncpool"
+//	  b     = "variant=plain"
+//	  axis  = "reuse"
+//	  min   = 10
+//	  max   = 40
+//
+//	[[claim]]
+//	id           = "gc-pressure"
+//	text         = "Pools lower GC pressure in production services."
+//	not_testable = "needs a production workload, not a micro-benchmark"
+//
+// # Top-level keys
+//
+// name (required) identifies the experiment in stores and reports. title,
+// article and description are shown in reports. driver (required) is
+// "gotest", which builds the package's test binary and runs its benchmarks;
+// the HTTP "load" driver is reserved and rejected for now. package is a Go
+// package pattern resolved against the directory of the spec file (see
+// [Spec.Dir]). benchmarks lists benchmark function names, each matching
+// ^Benchmark[A-Za-z0-9_]*$.
+//
+// # Axes
+//
+// Each [[axis]] has a key (letters, digits, '_'; unique) and the values it
+// takes in quick mode and, optionally, in full mode; without full, full mode
+// uses the quick values. Values may be written as TOML strings, integers or
+// floats and are kept as text: 64 becomes "64" (0x40 too), 0.5 stays "0.5".
+// A value must be non-empty and must not contain spaces, '/', ',' or '=',
+// since it becomes part of a sub-benchmark name and of selectors.
+//
+// # Modes
+//
+// [mode.quick] and [mode.full] are both required, and no other mode exists.
+// rounds is how many interleaved rounds run every benchmark in every config
+// once; quick needs at least 6, the fewest samples for which a confidence
+// interval around the median exists. benchtime is passed to go test
+// -benchtime: a duration ("50ms") or an iteration count ("1000x"); when
+// empty, go test's default applies. cpu is an optional -test.cpu list.
+// timeout bounds one benchmark run (default "2m").
+//
+// # Configs
+//
+// A [[config]] is a named build environment (goexperiment, gotoolchain,
+// tags, gcflags) plus an exec environment (gomaxprocs, gogc, gomemlimit,
+// godebug). gomaxprocs, gogc and gomemlimit may be written as integers or
+// strings (gogc = "off"). Names are unique. Configs with equal build
+// settings share one test binary (see [Config.BuildKey]). A spec without
+// configs gets one config named "default" that changes nothing.
+//
+// # Analysis
+//
+// [analysis] names the numeric axis knees and crossovers are computed
+// along (axis), the axis whose values are compared (by), the value of by
+// that is the baseline, and the unit analysed (default "sec/op").
+//
+// # Claims and checks
+//
+// A [[claim]] quotes a published claim (id, text, and the article's
+// figures in claimed). It is tested by one or more [[claim.check]] tables,
+// or marked not_testable with the reason. A check of kind "ratio" holds
+// when the ratio of the num series to the den series, in unit, compares
+// to value with op ("<" or ">"): num/den < 0.5 means num takes less than
+// half of den. A check of kind
+// "crossover" holds when series a and b cross along axis at a value in
+// [min, max]. unit defaults to "sec/op"; note is shown with the verdict.
+//
+// Selectors (where, num, den, a, b) are comma-separated key=value pairs,
+// such as "mode=serial,size=64"; see [ParseSelector]. where applies to both
+// sides of a check and must not repeat their keys.
+package spec

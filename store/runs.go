@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A Run is one execution of an experiment.
+type Run struct {
+	ID            int64
+	Experiment    string // spec name, or "bench" etc.
+	Mode          string // "quick" | "full" | custom
+	SpecPath      string
+	SpecText      string // the spec source, so a run can be re-analysed later
+	Seed          int64  // planner seed
+	RoundsPlanned int
+	Status        string // "running" | "complete" | "interrupted" | "failed"
+	StartedAt     time.Time
+	FinishedAt    time.Time // zero until finished
+	Note          string
+}
+
+// CreateRun stores a new run and returns its ID, which it also sets in r.ID.
+// An empty Status becomes "running" and a zero StartedAt becomes the current
+// time; both are written back to r. Times are stored in UTC with nanosecond
+// precision.
+func (db *DB) CreateRun(ctx context.Context, r *Run) (int64, error) {
+	if r == nil {
+		return 0, errors.New("create run: nil *Run")
+	}
+	if r.Status == "" {
+		r.Status = "running"
+	}
+	if r.StartedAt.IsZero() {
+		r.StartedAt = time.Now()
+	}
+	started, err := formatTime(r.StartedAt)
+	if err != nil {
+		return 0, fmt.Errorf("create run: start time: %w", err)
+	}
+	var finished sql.NullString
+	if !r.FinishedAt.IsZero() {
+		s, err := formatTime(r.FinishedAt)
+		if err != nil {
+			return 0, fmt.Errorf("create run: finish time: %w", err)
+		}
+		finished = sql.NullString{String: s, Valid: true}
+	}
+	res, err := db.sql.ExecContext(ctx,
+		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, finished, r.Note)
+	if err != nil {
+		return 0, fmt.Errorf("create run of %q in %s: %w", r.Experiment, db.path, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("create run of %q in %s: %w", r.Experiment, db.path, err)
+	}
+	r.ID = id
+	r.StartedAt, _ = parseTime(started)
+	if finished.Valid {
+		r.FinishedAt, _ = parseTime(finished.String)
+	}
+	return id, nil
+}
+
+// FinishRun sets the run's status and its finish time to now.
+func (db *DB) FinishRun(ctx context.Context, runID int64, status string) error {
+	if status == "" {
+		return fmt.Errorf("finish run %d: empty status; pass complete, interrupted or failed", runID)
+	}
+	now, err := formatTime(time.Now())
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", runID, err)
+	}
+	res, err := db.sql.ExecContext(ctx,
+		`UPDATE runs SET status = ?, finished_at = ? WHERE id = ?`, status, now, runID)
+	if err != nil {
+		return fmt.Errorf("finish run %d in %s: %w", runID, db.path, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("finish run %d in %s: %w", runID, db.path, err)
+	}
+	if n == 0 {
+		return db.runNotFound(runID)
+	}
+	return nil
+}
+
+const runColumns = `id, experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note`
+
+// scanRun reads one row of runColumns.
+func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
+	var (
+		r        Run
+		started  string
+		finished sql.NullString
+		rounds   int64
+	)
+	if err := sc.Scan(&r.ID, &r.Experiment, &r.Mode, &r.SpecPath, &r.SpecText, &r.Seed, &rounds,
+		&r.Status, &started, &finished, &r.Note); err != nil {
+		return nil, err
+	}
+	r.RoundsPlanned = int(rounds)
+	var err error
+	if r.StartedAt, err = parseTime(started); err != nil {
+		return nil, fmt.Errorf("run %d: %w", r.ID, err)
+	}
+	if finished.Valid {
+		if r.FinishedAt, err = parseTime(finished.String); err != nil {
+			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+		}
+	}
+	return &r, nil
+}
+
+// GetRun returns the run with the given ID, or an error wrapping ErrNotFound.
+func (db *DB) GetRun(ctx context.Context, runID int64) (*Run, error) {
+	row := db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID)
+	r, err := scanRun(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, db.runNotFound(runID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run %d from %s: %w", runID, db.path, err)
+	}
+	return r, nil
+}
+
+// Runs returns all runs, newest (latest StartedAt) first.
+func (db *DB) Runs(ctx context.Context) ([]Run, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY started_at DESC, id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list runs in %s: %w", db.path, err)
+	}
+	defer rows.Close()
+	var runs []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs in %s: %w", db.path, err)
+		}
+		runs = append(runs, *r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs in %s: %w", db.path, err)
+	}
+	return runs, nil
+}
+
+// LatestRun returns the newest run, or an error wrapping ErrNotFound if the
+// database holds none.
+func (db *DB) LatestRun(ctx context.Context) (*Run, error) {
+	row := db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY started_at DESC, id DESC LIMIT 1`)
+	r, err := scanRun(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &notFoundError{fmt.Sprintf("no runs in %s; start one first", db.path)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read latest run from %s: %w", db.path, err)
+	}
+	return r, nil
+}
