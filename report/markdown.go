@@ -245,7 +245,7 @@ func (m *md) breakEven() {
 		m.p("Where each %s overtakes `%s=%s`: the axis value where their %s medians cross, between the two sampled points that bracket it. “none” means the difference never changes sign significantly over the sampled range.\n\n", a.By, a.By, a.Baseline, unit)
 	}
 	m.p("| series | vs | crossover at | bracket | before → after |\n|---|---|---|---|---|\n")
-	n := 0
+	var lines []string
 	for _, c := range m.in.Crossovers {
 		if c.Unit != unit {
 			continue
@@ -254,13 +254,14 @@ func (m *md) breakEven() {
 		if !ok {
 			continue
 		}
-		m.p("| %s | %s | %.3g | %g – %g | %s |\n", esc(other), esc(base), c.X, c.Lo, c.Hi, direction(c, other == c.A))
-		n++
+		lines = append(lines, fmt.Sprintf("| %s | %s | %.3g | %g – %g | %s |", esc(other), esc(shortVs(base, a.By)), c.X, c.Lo, c.Hi, direction(c, other == c.A)))
 	}
-	for _, line := range m.noCrossings(unit) {
-		m.p("%s\n", line)
-		n++
+	lines = append(lines, m.noCrossings(unit)...)
+	slices.SortStableFunc(lines, naturalCompare)
+	for _, l := range lines {
+		m.p("%s\n", l)
 	}
+	n := len(lines)
 	if n == 0 {
 		m.p("| (none found) | | | | |\n")
 	}
@@ -362,23 +363,31 @@ func (m *md) noCrossings(unit string) []string {
 			}
 		}
 		verdict := fmt.Sprintf("faster at %d, slower at %d, same at %d of %d points", faster, slower, len(pts)-faster-slower, len(pts))
-		lines = append(lines, fmt.Sprintf("| %s | %s | none in %g–%g | | %s |", esc(name), esc(seriesOf(base)), pts[0].X, pts[len(pts)-1].X, verdict))
+		lines = append(lines, fmt.Sprintf("| %s | %s | none in %g–%g | | %s |", esc(name), esc(shortVs(seriesOf(base), a.By)), pts[0].X, pts[len(pts)-1].X, verdict))
 	}
 	return lines
 }
 
 func (m *md) knees() {
-	if len(m.in.Knees) == 0 {
+	if !slices.ContainsFunc(m.in.Knees, func(k analysis.SeriesKnee) bool { return k.Unit == m.in.mainUnit() }) {
 		return
 	}
-	m.p("## Knees\n\nWhere a series' cost bends along %s (two-segment piecewise-linear fit with an F-test, and Kneedle).\n\n", m.in.Knees[0].Axis)
+	m.p("## Knees (%s)\n\nWhere a series' cost bends along %s (two-segment piecewise-linear fit with an F-test, and Kneedle). `perflab analyze RUN --axis %s` lists knees of every unit.\n\n", m.in.mainUnit(), m.in.Knees[0].Axis, m.in.Knees[0].Axis)
 	m.p("| series | unit | knee at | confidence | how |\n|---|---|---|---|---|\n")
+	var lines []string
 	for _, k := range m.in.Knees {
+		if k.Unit != m.in.mainUnit() {
+			continue
+		}
 		name := k.Series
 		if k.Config != "" && len(m.in.Configs) > 1 {
 			name += " @" + k.Config
 		}
-		m.p("| %s | %s | %g | %s | %s |\n", esc(name), k.Unit, k.X, k.Confidence, esc(k.Note))
+		lines = append(lines, fmt.Sprintf("| %s | %s | %g | %s | %s |", esc(name), k.Unit, k.X, k.Confidence, esc(k.Note)))
+	}
+	slices.SortStableFunc(lines, naturalCompare)
+	for _, l := range lines {
+		m.p("%s\n", l)
 	}
 	m.p("\n")
 }
@@ -454,4 +463,12 @@ func leadingNumber(s string) (num, rest string) {
 		i++
 	}
 	return s[:i], s[i:]
+}
+
+// shortVs names the other series by its by-key value alone, e.g. "variant=plain".
+func shortVs(series, by string) string {
+	if v, ok := analysis.ParseName(series).Value(by); ok {
+		return by + "=" + v
+	}
+	return series
 }

@@ -917,3 +917,11 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+func TestShorterTraceBenchtime(t *testing.T) {
+	for in, want := range map[string]string{"10ms": "1ms", "1s": "100ms", "1ms": "1ms", "1000x": "100x", "5x": "1x", "": "100ms", "junk": "100ms"} {
+		if got := shorter(in); got != want {
+			t.Errorf("shorter(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

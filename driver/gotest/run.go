@@ -207,7 +207,7 @@ type Profiles struct{ CPU, Heap, Mutex, Block, Trace string }
 // CPU, heap (at the runtime's default sampling rate), mutex
 // (-test.mutexprofilefraction=1) and block (-test.blockprofilerate=10000)
 // profiling, and once with an execution trace, since tracing would distort
-// the profiles. The files are named prefix followed by cpu.pprof,
+// the profiles; the trace pass runs a tenth of the benchtime. The files are named prefix followed by cpu.pprof,
 // heap.pprof, mutex.pprof, block.pprof and trace.out; prefix must not
 // contain a path separator. Failures are reported as by [Run]; malformed
 // benchmark lines are not an error here, and a profile the binary did not
@@ -254,6 +254,9 @@ func Profile(ctx context.Context, inv Invocation, outDir, prefix string) (Profil
 	for i, extra := range passes {
 		pass := inv
 		pass.Args = append(append([]string(nil), inv.Args...), extra...)
+		if i == 1 {
+			pass.Benchtime = shorter(inv.Benchtime)
+		}
 		if _, err := Run(ctx, pass); err != nil {
 			var re *RunError
 			if errors.As(err, &re) || !errors.As(err, new(*benchfmt.SyntaxError)) {
@@ -271,4 +274,19 @@ func Profile(ctx context.Context, inv Invocation, outDir, prefix string) (Profil
 		}
 	}
 	return p, nil
+}
+
+// shorter is the trace pass's benchtime: a tenth of the profiling pass's,
+// since an execution trace grows by megabytes per second of benchmark.
+func shorter(benchtime string) string {
+	if n, ok := strings.CutSuffix(benchtime, "x"); ok {
+		if v, err := strconv.Atoi(n); err == nil {
+			return strconv.Itoa(max(1, v/10)) + "x"
+		}
+		return benchtime
+	}
+	if d, err := time.ParseDuration(benchtime); err == nil {
+		return max(time.Millisecond, d/10).String()
+	}
+	return "100ms" // a tenth of go test's default 1s
 }
