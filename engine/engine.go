@@ -282,6 +282,10 @@ func (r *rounds) runAll(ctx context.Context) error {
 	for _, d := range done {
 		skip[d] = true
 	}
+	firstRound := 1
+	for firstRound <= r.plan.Rounds && skip[firstRound] {
+		firstRound++
+	}
 	tty := isTerminal(r.progress)
 	start := time.Now()
 	cellsRun, total := 0, r.plan.Size()
@@ -292,7 +296,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			continue
 		}
 		var results []*benchfmt.Result
-		var failures []store.Failure
+		var failures, skipped []store.Failure
 		for i, ci := range r.plan.Order(round) {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -318,6 +322,13 @@ func (r *rounds) runAll(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
+				if errors.As(err, &runErr) && runErr.Skipped {
+					// Not applicable here (e.g. needs another GOEXPERIMENT): noted once, not a failure.
+					if round == firstRound {
+						skipped = append(skipped, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: runErr.Reason})
+					}
+					continue
+				}
 				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})
 				continue
 			}
@@ -326,7 +337,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 		if err := r.opt.DB.AddRound(ctx, r.runID, round, results); err != nil {
 			return fmt.Errorf("storing round %d: %w", round, err)
 		}
-		for _, f := range failures {
+		for _, f := range append(skipped, failures...) {
 			if err := r.opt.DB.AddFailure(ctx, r.runID, f); err != nil {
 				return err
 			}

@@ -158,6 +158,7 @@ func TestBrokenConfigDoesNotStopOthers(t *testing.T) {
 	}
 	s := tinySpec(t)
 	s.Configs = append(s.Configs, spec.Config{Name: "broken", GOEXPERIMENT: "nosuchexperiment"})
+	s.Axes[0].Quick = append(s.Axes[0].Quick, "skip") // cells whose benchmark calls b.Skip
 	db := openStore(t)
 	res, err := Run(context.Background(), Options{
 		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
@@ -182,5 +183,21 @@ func TestBrokenConfigDoesNotStopOthers(t *testing.T) {
 	results, _ := db.Results(context.Background(), res.RunID)
 	if len(results) != 12*6 {
 		t.Errorf("stored %d results, want %d from the two good configs", len(results), 12*6)
+	}
+	if res.Failures != 9 { // the broken config's 3 variants × 3 n values; skips are not failures
+		t.Errorf("failures counted: %d, want 9", res.Failures)
+	}
+	fails, _ := db.Failures(context.Background(), res.RunID)
+	skips := 0
+	for _, f := range fails {
+		if strings.HasPrefix(f.Reason, "skipped: not applicable in this configuration") {
+			skips++
+			if f.Round != 1 {
+				t.Errorf("skip recorded in round %d; skips are noted once, in the first round", f.Round)
+			}
+		}
+	}
+	if skips != 3*2 { // three n values × two good configs
+		t.Errorf("%d skipped cells recorded, want 6", skips)
 	}
 }

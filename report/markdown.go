@@ -15,6 +15,7 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/store"
 )
 
 // Markdown writes the run's report.
@@ -393,14 +394,30 @@ func (m *md) knees() {
 }
 
 func (m *md) failures() {
-	if len(m.in.Failures) == 0 {
+	var failed, skipped []store.Failure
+	for _, f := range m.in.Failures {
+		if strings.HasPrefix(f.Reason, "skipped: ") {
+			skipped = append(skipped, f)
+		} else {
+			failed = append(failed, f)
+		}
+	}
+	if len(skipped) > 0 {
+		m.p("## Not applicable\n\n%d cells skipped themselves (the benchmark called b.Skip), so they have no samples.\n\n", len(skipped))
+		m.p("| config | cell | why |\n|---|---|---|\n")
+		for _, f := range skipped {
+			m.p("| %s | %s | %s |\n", esc(f.Config), esc(f.Cell), esc(strings.TrimPrefix(f.Reason, "skipped: ")))
+		}
+		m.p("\n")
+	}
+	if len(failed) == 0 {
 		return
 	}
-	m.p("## Failures\n\n%d cell runs failed; their samples are missing from the tables.\n\n", len(m.in.Failures))
+	m.p("## Failures\n\n%d cell runs failed; their samples are missing from the tables.\n\n", len(failed))
 	m.p("| round | config | cell | reason |\n|---|---|---|---|\n")
-	for i, f := range m.in.Failures {
+	for i, f := range failed {
 		if i == 50 {
-			m.p("| … | | | %d more |\n", len(m.in.Failures)-50)
+			m.p("| … | | | %d more |\n", len(failed)-50)
 			break
 		}
 		m.p("| %d | %s | %s | %s |\n", f.Round, esc(f.Config), esc(f.Cell), esc(lastLines(f.Reason, 3)))

@@ -80,6 +80,7 @@ func runID(ctx context.Context, db *store.DB, arg string) (int64, error) {
 // ---- list ----
 
 var cmdList = &command{
+	rank:    10,
 	name:    "list",
 	summary: "list the built-in experiments: axes, configs and claims",
 	usage:   "[EXPERIMENT]",
@@ -93,6 +94,7 @@ Example:
 }
 
 func init() {
+	register(cmdList)
 	cmdList.run = func(args []string, stdout, stderr io.Writer) error {
 		fs := flag.NewFlagSet("list", flag.ContinueOnError)
 		pos, err := parse(cmdList, fs, args, stderr)
@@ -143,6 +145,7 @@ func describe(w io.Writer, s *spec.Spec) {
 // ---- run ----
 
 var cmdRun = &command{
+	rank:    20,
 	name:    "run",
 	summary: "run experiments (built-in names or spec files) and report them",
 	usage:   "[EXPERIMENT | SPEC.toml]... [flags]",
@@ -187,6 +190,7 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 
 func init() {
 	flagSets["run"] = func(fs *flag.FlagSet) { new(runFlags).declare(fs) }
+	register(cmdRun)
 	cmdRun.run = func(args []string, stdout, stderr io.Writer) error {
 		var f runFlags
 		fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -304,6 +308,7 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 // ---- runs ----
 
 var cmdRuns = &command{
+	rank:    30,
 	name:    "runs",
 	summary: "list the runs stored in the database",
 	usage:   "[flags]",
@@ -316,6 +321,7 @@ Example:
 
 func init() {
 	flagSets["runs"] = func(fs *flag.FlagSet) { new(common).dbFlag(fs) }
+	register(cmdRuns)
 	cmdRuns.run = func(args []string, stdout, stderr io.Writer) error {
 		var c common
 		fs := flag.NewFlagSet("runs", flag.ContinueOnError)
@@ -345,6 +351,7 @@ func init() {
 // ---- report ----
 
 var cmdReport = &command{
+	rank:    50,
 	name:    "report",
 	summary: "write the Markdown report of a stored run",
 	usage:   "[RUN] [flags]",
@@ -360,6 +367,7 @@ Examples:
 
 func init() {
 	flagSets["report"] = func(fs *flag.FlagSet) { declareReport(fs, new(common), new(string)) }
+	register(cmdReport)
 	cmdReport.run = func(args []string, stdout, stderr io.Writer) error {
 		var c common
 		var out string
@@ -416,6 +424,7 @@ func loadRun(c common, pos []string) (*report.Input, error) {
 // ---- export ----
 
 var cmdExport = &command{
+	rank:    60,
 	name:    "export",
 	summary: "print a stored run as benchfmt text (what benchstat reads)",
 	usage:   "[RUN] [flags]",
@@ -430,6 +439,7 @@ Example:
 
 func init() {
 	flagSets["export"] = func(fs *flag.FlagSet) { new(common).dbFlag(fs) }
+	register(cmdExport)
 	cmdExport.run = func(args []string, stdout, stderr io.Writer) error {
 		c := common{alpha: 0.05}
 		fs := flag.NewFlagSet("export", flag.ContinueOnError)
@@ -449,6 +459,7 @@ func init() {
 // ---- analyze ----
 
 var cmdAnalyze = &command{
+	rank:    40,
 	name:    "analyze",
 	summary: "summarize benchfmt files or a stored run; find knees and crossovers",
 	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY] [--json]",
@@ -482,6 +493,7 @@ func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 
 func init() {
 	flagSets["analyze"] = func(fs *flag.FlagSet) { new(analyzeFlags).declare(fs) }
+	register(cmdAnalyze)
 	cmdAnalyze.run = func(args []string, stdout, stderr io.Writer) error {
 		var f analyzeFlags
 		fs := flag.NewFlagSet("analyze", flag.ContinueOnError)

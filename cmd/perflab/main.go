@@ -12,10 +12,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
 type command struct {
+	rank    int // position in the usage list
 	name    string
 	summary string
 	usage   string // after "perflab NAME "
@@ -23,10 +25,14 @@ type command struct {
 	run     func(args []string, stdout, stderr io.Writer) error
 }
 
+// commands is every subcommand, in usage order. Each command's file
+// registers it from an init function.
 var commands []*command
 
-func init() {
-	commands = []*command{cmdList, cmdRun, cmdRuns, cmdAnalyze, cmdReport, cmdExport}
+// register adds a command; rank orders the usage list.
+func register(c *command) {
+	commands = append(commands, c)
+	slices.SortStableFunc(commands, func(a, b *command) int { return a.rank - b.rank })
 }
 
 const intro = `perflab runs reproducible Go performance experiments.

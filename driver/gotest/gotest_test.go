@@ -925,3 +925,18 @@ func TestShorterTraceBenchtime(t *testing.T) {
 		}
 	}
 }
+
+func TestSkipMessage(t *testing.T) {
+	tests := []struct{ out, want string }{
+		{"BenchmarkWork/variant=skip\n    tiny_test.go:24: needs GOEXPERIMENT=arenas\n--- SKIP: BenchmarkWork/variant=skip\nPASS\n", "needs GOEXPERIMENT=arenas"},
+		{"--- SKIP: TestX (0.00s)\n    x_test.go:9: later message\n", "later message"},
+		{"--- SKIP: BenchmarkBare\n", "BenchmarkBare"},
+		{"PASS\nok x 0.1s\n", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := skipMessage(tt.out); got != tt.want {
+			t.Errorf("skipMessage(%q) = %q, want %q", tt.out, got, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +35,12 @@ type Invocation struct {
 // combined standard error and standard output; if the output announced a
 // panic or fatal runtime error before those lines, that line is kept at the
 // top of Tail.
-type RunError struct{ Reason, Tail string }
+type RunError struct {
+	Reason, Tail string
+	// Skipped is set when the binary printed no results because the
+	// selected benchmark called b.Skip: the cell does not apply, it did not fail.
+	Skipped bool
+}
 
 // Error returns Reason and Tail on separate lines.
 func (e *RunError) Error() string { return e.Reason + "\n" + e.Tail }
@@ -168,6 +174,9 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 				reason += " (and more)"
 			}
 		}
+		if skip := explainNoResults(ctx, inv); skip != "" {
+			return nil, &RunError{Reason: "skipped: " + skip, Tail: tail.String(), Skipped: true}
+		}
 		return nil, &RunError{Reason: reason, Tail: tail.String()}
 	}
 	if p.err != nil {
@@ -289,4 +298,47 @@ func shorter(benchtime string) string {
 		return max(time.Millisecond, d/10).String()
 	}
 	return "100ms" // a tenth of go test's default 1s
+}
+
+// explainNoResults reruns a selection that printed no results once more,
+// verbosely and for one iteration, to learn whether the benchmark skipped
+// itself (go test prints skips only with -test.v). It returns the skip
+// message, or "" when the selection did not skip.
+func explainNoResults(ctx context.Context, inv Invocation) string {
+	if slices.Contains(inv.Args, "-test.v") {
+		return ""
+	}
+	again := inv
+	again.Benchtime = "1x"
+	again.Args = append(append([]string(nil), inv.Args...), "-test.v")
+	_, err := Run(ctx, again)
+	var re *RunError
+	if !errors.As(err, &re) {
+		return ""
+	}
+	return skipMessage(re.Tail)
+}
+
+// skipMessage returns what a benchmark that called b.Skip said, or "" when
+// the output shows no skip. In verbose output go test prints the message,
+// indented and prefixed by its file:line, next to "--- SKIP: Name".
+func skipMessage(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, "--- SKIP:") {
+			continue
+		}
+		// The message sits just before the SKIP line (benchmarks) or just after it (tests).
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(lines) {
+				continue
+			}
+			t := strings.TrimSpace(lines[j])
+			if pos, msg, ok := strings.Cut(t, ": "); ok && strings.Contains(pos, ".go:") {
+				return msg
+			}
+		}
+		return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "--- SKIP:"))
+	}
+	return ""
 }
