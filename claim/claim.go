@@ -63,6 +63,10 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options) Re
 			cr = ratio(ch, samples, opt)
 		case "crossover":
 			cr = crossover(ch, samples, opt)
+		case "value":
+			cr = value(ch, samples, opt)
+		case "knee":
+			cr = knee(ch, samples, opt)
 		default:
 			cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
 		}

@@ -434,45 +434,75 @@ func selectAll(s *spec.Spec, values [][]string) string {
 	return strings.Join(parts, "/")
 }
 
-// profileAll runs the profiling pass for each built config. Failures are
-// reported and recorded but do not fail the run.
+// profileAll runs the profiling pass: per config over all its cells, or per
+// cell when the mode says profile = "cell". Failures are reported and
+// recorded but do not fail the run.
 func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, bins map[string]string, res *Result, progress io.Writer) {
+	if mode.Profile == "off" {
+		return
+	}
 	values, err := opt.Spec.AxisValues(opt.Mode)
 	if err != nil {
 		return
 	}
-	re := selectAll(opt.Spec, values)
+	benchtime := cmpOr(mode.ProfileBenchtime, profileBenchtime)
 	for _, c := range opt.Spec.Configs {
 		bin, ok := bins[c.Name]
 		if !ok || ctx.Err() != nil {
 			continue
 		}
-		dir := filepath.Join(res.Artifacts, c.Name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			fmt.Fprintf(progress, "perflab: profiles for %s: %v\n", c.Name, err)
-			continue
-		}
 		start := time.Now()
-		inv := gotest.Invocation{Binary: bin, Dir: packageDir(opt.Spec), Bench: re, Benchtime: profileBenchtime,
+		inv := gotest.Invocation{Binary: bin, Dir: packageDir(opt.Spec), Benchtime: benchtime,
 			CPU: mode.CPU, Env: c.ExecEnv(), Timeout: 5 * time.Minute}
-		prof, err := gotest.Profile(ctx, inv, dir, "")
-		if err != nil {
-			fmt.Fprintf(progress, "perflab: profiles for %s failed: %v\n", c.Name, err)
-			_ = opt.DB.AddFailure(context.WithoutCancel(ctx), res.RunID, store.Failure{Config: c.Name, Cell: "(profile)", Reason: err.Error()})
+		if mode.Profile != "cell" {
+			inv.Bench = selectAll(opt.Spec, values)
+			profileOne(ctx, opt, res, inv, c.Name, "", filepath.Join(res.Artifacts, c.Name), progress)
+		} else {
+			for _, cell := range p.Cells {
+				if cell.Config != c.Name || ctx.Err() != nil {
+					continue
+				}
+				re, err := gotest.BenchRegex(cell.Bench, cell.Levels)
+				if err != nil {
+					continue
+				}
+				inv.Bench = re
+				profileOne(ctx, opt, res, inv, c.Name, cell.Name(), filepath.Join(res.Artifacts, c.Name, slug(cell.Name())), progress)
+			}
+		}
+		fmt.Fprintf(progress, "perflab: profiles for %s written under %s (%s)\n", c.Name, filepath.Join(res.Artifacts, c.Name), time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// profileOne runs one profiling pass into dir and records its artifacts.
+func profileOne(ctx context.Context, opt Options, res *Result, inv gotest.Invocation, config, cell, dir string, progress io.Writer) {
+	bg := context.WithoutCancel(ctx)
+	prof, err := gotest.Profile(ctx, inv, dir, "")
+	if err != nil {
+		if ctx.Err() == nil {
+			fmt.Fprintf(progress, "perflab: profiles for %s %s failed: %v\n", config, cell, err)
+			_ = opt.DB.AddFailure(bg, res.RunID, store.Failure{Config: config, Cell: cmpOr(cell, "(profile)"), Reason: "profiling: " + err.Error()})
+		}
+		return
+	}
+	for _, a := range []struct{ kind, path string }{{"cpu", prof.CPU}, {"heap", prof.Heap}, {"mutex", prof.Mutex}, {"block", prof.Block}, {"trace", prof.Trace}} {
+		st, err := os.Stat(a.path)
+		if a.path == "" || err != nil {
 			continue
 		}
-		for _, a := range []struct{ kind, path string }{{"cpu", prof.CPU}, {"heap", prof.Heap}, {"mutex", prof.Mutex}, {"block", prof.Block}, {"trace", prof.Trace}} {
-			if a.path == "" {
-				continue
-			}
-			st, err := os.Stat(a.path)
-			if err != nil {
-				continue
-			}
-			_ = opt.DB.AddArtifact(context.WithoutCancel(ctx), res.RunID, store.Artifact{Config: c.Name, Kind: a.kind, Path: a.path, Bytes: st.Size()})
-		}
-		fmt.Fprintf(progress, "perflab: profiles for %s written to %s (%s)\n", c.Name, dir, time.Since(start).Round(time.Millisecond))
+		_ = opt.DB.AddArtifact(bg, res.RunID, store.Artifact{Config: config, Cell: cell, Kind: a.kind, Path: a.path, Bytes: st.Size()})
 	}
+}
+
+// slug turns a benchmark name into a file name.
+func slug(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
+			return r
+		}
+		return '_'
+	}, name)
 }
 
 // profileBenchtime is each benchmark's time in the profiling pass: long

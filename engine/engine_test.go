@@ -201,3 +201,33 @@ func TestBrokenConfigDoesNotStopOthers(t *testing.T) {
 		t.Errorf("%d skipped cells recorded, want 6", skips)
 	}
 }
+
+func TestProfilePerCell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	s := tinySpec(t)
+	s.Configs = s.Configs[:1]
+	m := s.Modes["quick"]
+	m.Profile, m.ProfileBenchtime = "cell", "100x"
+	s.Modes["quick"] = m
+	db := openStore(t)
+	res, err := Run(context.Background(), Options{
+		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 4, Rounds: 1, NoiseRuns: 2, Progress: io.Discard,
+	})
+	if err != nil || res.Status != "complete" {
+		t.Fatalf("Run: %v, %+v", err, res)
+	}
+	arts, _ := db.Artifacts(context.Background(), res.RunID)
+	cpu := map[string]bool{}
+	for _, a := range arts {
+		if a.Kind == "cpu" {
+			cpu[a.Cell] = true
+		}
+	}
+	// 2 variants × 3 n values, one CPU profile each, named by cell.
+	if len(cpu) != 6 || !cpu["BenchmarkWork/variant=b/n=16"] {
+		t.Errorf("per-cell CPU profiles for %v, want the 6 cells", cpu)
+	}
+}

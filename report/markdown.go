@@ -430,9 +430,9 @@ func (m *md) artifacts() {
 		return
 	}
 	m.p("## Artifacts\n\nFrom a separate profiling pass (not the timed runs). Open a profile with `go tool pprof -http=: FILE`, the trace with `go tool trace FILE`.\n\n")
-	m.p("| config | kind | file | size |\n|---|---|---|---|\n")
+	m.p("| config | cell | kind | file | size |\n|---|---|---|---|---|\n")
 	for _, a := range m.in.Artifacts {
-		m.p("| %s | %s | `%s` | %s |\n", esc(a.Config), a.Kind, a.Path, benchunit.Scale(float64(a.Bytes), benchunit.Binary)+"B")
+		m.p("| %s | %s | %s | `%s` | %s |\n", esc(a.Config), esc(cmp.Or(a.Cell, "all")), a.Kind, a.Path, benchunit.Scale(float64(a.Bytes), benchunit.Binary)+"B")
 	}
 	m.p("\n")
 }

@@ -124,7 +124,11 @@
 // interval around the median exists. benchtime is passed to go test
 // -benchtime: a duration ("50ms") or an iteration count ("1000x"); when
 // empty, go test's default applies. cpu is an optional -test.cpu list.
-// timeout bounds one benchmark run (default "2m").
+// timeout bounds one benchmark run (default "2m"). profile cuts the
+// profiling pass, which never shares a run with timings: "config" (default,
+// one pass per config over all cells), "cell" (one pass per cell, so each
+// cell has its own profiles) or "off"; profile_benchtime is that pass's
+// benchtime (default "10ms").
 //
 // # Configs
 //

@@ -60,6 +60,11 @@ type Mode struct {
 	Benchtime string `toml:"benchtime"` // go test -benchtime: a duration ("50ms") or "Nx"; empty leaves go test's default
 	CPU       []int  `toml:"cpu"`       // optional -test.cpu list, each >= 1
 	Timeout   string `toml:"timeout"`   // per-cell timeout duration; default "2m"
+	// Profile says how the profiling pass is cut: "config" (default: one
+	// pass per config over all cells), "cell" (one pass per cell, for
+	// per-cell profile figures) or "off".
+	Profile          string `toml:"profile"`
+	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default "10ms"
 }
 
 // Config is a named build environment plus an exec environment.

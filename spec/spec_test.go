@@ -38,6 +38,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing_name.toml", 0, `name is missing`},
 		{"bad_benchmark_name.toml", 3, `benchmark "BenchmarkDemo/size=64" must be a benchmark function name`},
 		{"bad_benchtime.toml", 19, `benchtime "1 second" must be a positive duration`},
+		{"bad_profile.toml", 20, `profile "always" must be "config", "cell" or "off"`},
 		{"analysis_not_numeric.toml", 22, `analysis axis "variant" must be numeric`},
 		{"bad_baseline.toml", 24, `analysis baseline "slab" is not a value of axis "variant"`},
 		{"ratio_missing_op.toml", 25, `a ratio check needs op`},

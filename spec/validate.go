@@ -240,6 +240,18 @@ func (v *validator) modes(raw map[string]Mode) {
 		} else if d, err := time.ParseDuration(m.Timeout); err != nil || d <= 0 {
 			v.at(p+".timeout", "mode %q timeout %q must be a positive duration such as \"2m\"", name, m.Timeout)
 		}
+		switch m.Profile {
+		case "":
+			m.Profile = "config"
+		case "config", "cell", "off":
+		default:
+			v.at(p+".profile", "mode %q profile %q must be \"config\", \"cell\" or \"off\"", name, m.Profile)
+		}
+		if m.ProfileBenchtime == "" {
+			m.ProfileBenchtime = "10ms"
+		} else if !validBenchtime(m.ProfileBenchtime) {
+			v.at(p+".profile_benchtime", "mode %q profile_benchtime %q must be a positive duration such as \"50ms\" or an iteration count such as \"1000x\"", name, m.ProfileBenchtime)
+		}
 		v.s.Modes[name] = m
 	}
 	for _, name := range []string{quickMode, fullMode} {
@@ -498,10 +510,14 @@ func (v *validator) check(p, what string, ck *Check) {
 		} else if !(ck.Min <= ck.Max) {
 			v.at(p+".min", "%s: min %v is greater than max %v", what, ck.Min, ck.Max)
 		}
+	case "value":
+		v.valueCheck(p, what, ck, where)
+	case "knee":
+		v.kneeCheck(p, what, ck, where)
 	case "":
-		v.at(p, "%s has no kind; add kind = \"ratio\" or kind = \"crossover\"", what)
+		v.at(p, "%s has no kind; add kind = \"ratio\", \"crossover\", \"value\" or \"knee\"", what)
 	default:
-		v.at(p+".kind", "%s: unknown kind %q; use \"ratio\" or \"crossover\"", what, ck.Kind)
+		v.at(p+".kind", "%s: unknown kind %q; use \"ratio\", \"crossover\", \"value\" or \"knee\"", what, ck.Kind)
 	}
 }
 

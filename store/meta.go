@@ -28,6 +28,7 @@ type UnitMeta struct{ Unit, Key, Value string }
 // An Artifact is a file a run produced.
 type Artifact struct {
 	Config string // config name
+	Cell   string // the cell (benchmark name) a per-cell artifact belongs to; "" for a whole config
 	Kind   string // "cpu" | "heap" | "mutex" | "block" | "trace" | "log" ...
 	Path   string // absolute path on disk
 	Bytes  int64
@@ -202,17 +203,17 @@ func (db *DB) UnitMeta(ctx context.Context, runID int64) ([]UnitMeta, error) {
 // AddArtifact records a file the run produced.
 func (db *DB) AddArtifact(ctx context.Context, runID int64, a Artifact) error {
 	return writeList(ctx, db, runID, "artifact "+a.Path, "",
-		`INSERT INTO artifacts(run_id, config, kind, path, bytes) VALUES (?, ?, ?, ?, ?)`,
-		[]Artifact{a}, func(_ int, a Artifact) []any { return []any{a.Config, a.Kind, a.Path, a.Bytes} })
+		`INSERT INTO artifacts(run_id, config, cell, kind, path, bytes) VALUES (?, ?, ?, ?, ?, ?)`,
+		[]Artifact{a}, func(_ int, a Artifact) []any { return []any{a.Config, a.Cell, a.Kind, a.Path, a.Bytes} })
 }
 
 // Artifacts returns the run's artifacts in insertion order.
 func (db *DB) Artifacts(ctx context.Context, runID int64) ([]Artifact, error) {
 	return readList(ctx, db, runID, "artifacts",
-		`SELECT config, kind, path, bytes FROM artifacts WHERE run_id = ? ORDER BY id`,
+		`SELECT config, cell, kind, path, bytes FROM artifacts WHERE run_id = ? ORDER BY id`,
 		func(rows *sql.Rows) (Artifact, error) {
 			var a Artifact
-			err := rows.Scan(&a.Config, &a.Kind, &a.Path, &a.Bytes)
+			err := rows.Scan(&a.Config, &a.Cell, &a.Kind, &a.Path, &a.Bytes)
 			return a, err
 		})
 }

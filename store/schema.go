@@ -126,4 +126,6 @@ CREATE TABLE failures (
 ) STRICT;
 CREATE INDEX failures_run ON failures(run_id);
 `,
+	// 2: artifacts of a single cell (per-cell profiling passes).
+	`ALTER TABLE artifacts ADD COLUMN cell TEXT NOT NULL DEFAULT '';`,
 }

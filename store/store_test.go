@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -349,6 +350,7 @@ func TestArtifactsAndFailures(t *testing.T) {
 	other := newRun(t, db, "b")
 	arts := []Artifact{
 		{Config: "base", Kind: "cpu", Path: "/tmp/run1/base.cpu.pprof", Bytes: 12345},
+		{Config: "base", Cell: "BenchmarkX/n=1", Kind: "cpu", Path: "/tmp/run1/base/x/cpu.pprof", Bytes: 7},
 		{Config: "green", Kind: "trace", Path: "/tmp/run1/green.trace", Bytes: 1 << 40},
 		{Config: "base", Kind: "log", Path: "/tmp/run1/base.log"},
 	}
@@ -530,7 +532,7 @@ func TestNewerSchema(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open of a newer-schema database succeeded")
 	}
-	want := "database " + path + " was written by a newer perflab (schema 99 > 1); upgrade perflab or use another --db"
+	want := fmt.Sprintf("database %s was written by a newer perflab (schema 99 > %d); upgrade perflab or use another --db", path, len(migrations))
 	if err.Error() != want {
 		t.Errorf("error = %q\nwant    %q", err, want)
 	}
@@ -649,4 +651,39 @@ func TestOpenEmptyFile(t *testing.T) {
 	}
 	defer db.Close()
 	newRun(t, db, "x")
+}
+
+// TestMigrateFromVersion1 opens a database written at schema version 1
+// and checks that it is migrated in place, keeping its data.
+func TestMigrateFromVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		migrations[0],
+		`INSERT INTO meta(key, value) VALUES ('schema_version', '1')`,
+		`INSERT INTO runs(id, experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note)
+		 VALUES (1, 'old', 'quick', '', '', 1, 6, 'complete', '2026-01-01T00:00:00Z', '', '')`,
+		`INSERT INTO artifacts(run_id, config, kind, path, bytes) VALUES (1, 'default', 'cpu', '/old/cpu.pprof', 10)`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			raw.Close()
+			t.Skipf("cannot build a version-1 database by hand (%v); the schema's columns changed", err)
+		}
+	}
+	raw.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open of a version-1 database: %v", err)
+	}
+	defer db.Close()
+	arts, err := db.Artifacts(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arts) != 1 || arts[0].Path != "/old/cpu.pprof" || arts[0].Cell != "" {
+		t.Errorf("artifacts after migration = %+v", arts)
+	}
 }

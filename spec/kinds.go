@@ -1,0 +1,89 @@
+package spec
+
+import (
+	"strconv"
+)
+
+// Check kinds beyond "ratio" and "crossover": "value" compares one cell's
+// median with a threshold, "knee" says where one series bends.
+
+// kindField is a check field and whether the check sets it.
+type kindField struct {
+	key string
+	set bool
+}
+
+// notFor reports every field in fields that is set at p: it belongs to
+// another kind of check.
+func (v *validator) notFor(p, what, kind string, fields []kindField) {
+	for _, f := range fields {
+		if f.set || v.idx.has(p+"."+f.key) {
+			v.at(p+"."+f.key, "%s: %s is not a field of %s checks; remove it", what, f.key, kind)
+		}
+	}
+}
+
+// valueCheck validates a check of kind "value": num selects one cell, op is
+// "<", "<=", ">" or ">=", and value (any number, 0 included) is the
+// threshold the cell's median in unit is compared with.
+func (v *validator) valueCheck(p, what string, ck *Check, where [][2]string) {
+	v.notFor(p, what, `"value"`, []kindField{{"den", ck.Den != ""}, {"a", ck.A != ""}, {"b", ck.B != ""},
+		{"axis", ck.Axis != ""}, {"min", ck.Min != 0}, {"max", ck.Max != 0}})
+	if ck.Num == "" {
+		v.at(p, "%s: a value check needs num, a selector of one cell such as \"variant=pool,size=64\"", what)
+	} else {
+		v.overlap(p+".num", what, "num", where, v.selector(p+".num", what+" num", ck.Num))
+	}
+	switch ck.Op {
+	case "<", "<=", ">", ">=":
+	case "":
+		v.at(p, "%s: a value check needs op = \"<\", \"<=\", \">\" or \">=\" (the claim holds when the median of num op value)", what)
+	default:
+		v.at(p+".op", "%s: op %q must be \"<\", \"<=\", \">\" or \">=\"", what, ck.Op)
+	}
+	if !v.idx.has(p + ".value") {
+		v.at(p, "%s: a value check needs value, the threshold for the median of num in %s", what, ck.Unit)
+	}
+}
+
+// kneeCheck validates a check of kind "knee": a selects one series along
+// axis, a numeric axis of the spec, and [min, max] is where its knee is
+// claimed to be.
+func (v *validator) kneeCheck(p, what string, ck *Check, where [][2]string) {
+	v.notFor(p, what, `"knee"`, []kindField{{"num", ck.Num != ""}, {"den", ck.Den != ""}, {"b", ck.B != ""},
+		{"op", ck.Op != ""}, {"value", ck.Value != 0}})
+	if ck.A == "" {
+		v.at(p, "%s: a knee check needs a, a selector of one series such as \"variant=pool\"", what)
+	} else {
+		pairs := v.selector(p+".a", what+" a", ck.A)
+		v.overlap(p+".a", what, "a", where, pairs)
+		v.notAxis(p+".a", what, "a", ck.Axis, pairs)
+	}
+	v.notAxis(p+".where", what, "where", ck.Axis, where)
+	if ck.Axis == "" {
+		v.at(p, "%s: a knee check needs axis, the numeric axis key the series bends along; axes: %s", what, v.axisKeys())
+	} else if a, ok := v.axis(ck.Axis); !ok {
+		v.at(p+".axis", "%s: axis %q is not an axis of this spec; axes: %s", what, ck.Axis, v.axisKeys())
+	} else {
+		for _, val := range append(append([]string(nil), a.Quick...), a.Full...) {
+			if _, err := strconv.ParseFloat(val, 64); err != nil {
+				v.at(p+".axis", "%s: axis %q must be numeric for a knee, but it has the value %q", what, ck.Axis, val)
+				break
+			}
+		}
+	}
+	if !v.idx.has(p+".min") || !v.idx.has(p+".max") {
+		v.at(p, "%s: a knee check needs min and max, the range of axis values where the knee is claimed", what)
+	} else if !(ck.Min <= ck.Max) {
+		v.at(p+".min", "%s: min %v is greater than max %v", what, ck.Min, ck.Max)
+	}
+}
+
+// notAxis reports a selector at path that picks one value of axis.
+func (v *validator) notAxis(path, what, side, axis string, pairs [][2]string) {
+	for _, kv := range pairs {
+		if axis != "" && kv[0] == axis {
+			v.at(path, "%s: %s selects %s=%s, but %q is the axis the knee is found along; remove it", what, side, kv[0], kv[1], axis)
+		}
+	}
+}
