@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,16 +30,19 @@ import (
 // Options configures one run.
 type Options struct {
 	Spec        *spec.Spec
-	Mode        string    // "quick" or "full"
-	DB          *store.DB // where samples go
-	ArtifactDir string    // profiles go to ArtifactDir/run-<id>/
-	CacheDir    string    // compiled test binaries
-	Seed        int64     // planner seed; 0 picks one from the clock
-	Rounds      int       // overrides the mode's rounds when > 0
-	Benchtime   string    // overrides the mode's benchtime when non-empty
-	NoProfile   bool      // skip the profiling pass
-	NoiseRuns   int       // calibration loops before and after; 0 → 30
-	Progress    io.Writer // progress lines; nil → discard
+	Mode        string        // "quick" or "full"
+	DB          *store.DB     // where samples go
+	ArtifactDir string        // profiles go to ArtifactDir/run-<id>/
+	CacheDir    string        // compiled test binaries
+	Seed        int64         // planner seed; 0 picks one from the clock
+	Rounds      int           // overrides the mode's rounds when > 0
+	Benchtime   string        // overrides the mode's benchtime when non-empty
+	CPU         []int         // overrides the mode's -test.cpu list when non-nil
+	Budget      time.Duration // when > 0, rounds and benchtime are chosen to fit it
+	Cells       []plan.Cell   // when non-nil, run these cells instead of the spec's axis product
+	NoProfile   bool          // skip the profiling pass
+	NoiseRuns   int           // calibration loops before and after; 0 → 30
+	Progress    io.Writer     // progress lines; nil → discard
 }
 
 // Result says how a run ended.
@@ -51,10 +55,51 @@ type Result struct {
 	Artifacts   string // directory of this run's artifacts
 }
 
+// savedPlan is what a run needs to be resumed exactly: it is stored as the
+// run's note, beside the spec text and seed.
+type savedPlan struct {
+	Mode      string      `json:"mode"`
+	Rounds    int         `json:"rounds"`
+	Benchtime string      `json:"benchtime"`
+	CPU       []int       `json:"cpu,omitempty"`
+	NoProfile bool        `json:"no_profile,omitempty"`
+	Cells     []plan.Cell `json:"cells,omitempty"`
+}
+
 // Run executes the experiment. Cancelling ctx stops the cell in flight,
 // discards the incomplete round and returns with Status "interrupted"; every
-// completed round is already committed.
+// completed round is already committed, and Resume completes the rest.
 func Run(ctx context.Context, opt Options) (*Result, error) {
+	if opt.Seed == 0 {
+		opt.Seed = time.Now().UnixNano()
+	}
+	return execute(ctx, opt, nil)
+}
+
+// Resume completes a stored run that was interrupted or killed: it rebuilds
+// the same plan (same cells, seed, rounds and benchtime) and runs only the
+// rounds that are not stored, so the finished run holds exactly the planned
+// samples. opt.Spec must be the run's spec (re-parsed from its stored text);
+// the mode and plan options in opt are ignored in favour of the stored ones.
+func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
+	run, err := opt.DB.GetRun(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if run.Status == "complete" {
+		return nil, fmt.Errorf("run %d is already complete; nothing to resume", runID)
+	}
+	var saved savedPlan
+	if err := json.Unmarshal([]byte(run.Note), &saved); err != nil || saved.Mode == "" {
+		return nil, fmt.Errorf("run %d has no stored plan, so it cannot be resumed exactly (it was made by an older perflab); start a new run", runID)
+	}
+	opt.Mode, opt.Rounds, opt.Benchtime, opt.CPU = saved.Mode, saved.Rounds, saved.Benchtime, saved.CPU
+	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, saved.Cells, run.Seed, 0
+	return execute(ctx, opt, run)
+}
+
+// execute runs a new run (resume == nil) or continues a stored one.
+func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, error) {
 	s := opt.Spec
 	mode, err := s.Mode(opt.Mode)
 	if err != nil {
@@ -66,41 +111,56 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Benchtime != "" {
 		mode.Benchtime = opt.Benchtime
 	}
+	if opt.CPU != nil {
+		mode.CPU = opt.CPU
+	}
 	timeout, err := time.ParseDuration(cmpOr(mode.Timeout, "2m"))
 	if err != nil {
 		return nil, fmt.Errorf("mode %s: timeout: %w", opt.Mode, err)
 	}
-	values, err := s.AxisValues(opt.Mode)
+	p, err := makePlan(opt, mode)
 	if err != nil {
 		return nil, err
 	}
-	axes := make([]plan.Axis, len(s.Axes))
-	for i, a := range s.Axes {
-		axes[i] = plan.Axis{Key: a.Key, Values: values[i]}
-	}
-	var configNames []string
-	for _, c := range s.Configs {
-		configNames = append(configNames, c.Name)
-	}
-	if opt.Seed == 0 {
-		opt.Seed = time.Now().UnixNano()
-	}
-	p := plan.New(s.Benchmarks, axes, configNames, mode.Rounds, opt.Seed)
 	progress := opt.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
 
-	run := &store.Run{
-		Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
-		Seed: opt.Seed, RoundsPlanned: mode.Rounds,
+	bins, configRows, err := buildAll(ctx, opt, progress)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := opt.DB.CreateRun(ctx, run); err != nil {
-		return nil, fmt.Errorf("recording the run: %w", err)
+	if len(bins) == 0 {
+		return nil, errors.New("no configuration could be built; see the errors above")
+	}
+	if opt.Budget > 0 && resume == nil {
+		if err := fitBudget(ctx, opt, p, &mode, timeout, bins, progress); err != nil {
+			return nil, err
+		}
+		p.Rounds = mode.Rounds
+	}
+
+	run := resume
+	if run == nil {
+		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells})
+		run = &store.Run{
+			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
+			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note),
+		}
+		if _, err := opt.DB.CreateRun(ctx, run); err != nil {
+			return nil, fmt.Errorf("recording the run: %w", err)
+		}
+	} else if err := opt.DB.FinishRun(ctx, run.ID, "running"); err != nil {
+		return nil, err
 	}
 	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
-	fmt.Fprintf(progress, "perflab: run %d: %s (%s): %d cells × %d rounds, benchtime %s\n",
-		run.ID, s.Name, opt.Mode, len(p.Cells), mode.Rounds, cmpOr(mode.Benchtime, "default"))
+	verb := "run"
+	if resume != nil {
+		verb = "resuming run"
+	}
+	fmt.Fprintf(progress, "perflab: %s %d: %s (%s): %d cells × %d rounds, benchtime %s\n",
+		verb, run.ID, s.Name, opt.Mode, len(p.Cells), mode.Rounds, cmpOr(mode.Benchtime, "default"))
 
 	finish := func(status string, err error) (*Result, error) {
 		res.Status = status
@@ -111,19 +171,16 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return res, err
 	}
 
-	if err := recordEnv(ctx, opt, run.ID, "before", progress); err != nil {
-		return finish(statusFor(ctx), err)
-	}
-	if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta()); err != nil {
-		return finish("failed", err)
-	}
-
-	bins, err := buildAll(ctx, opt, run.ID, progress)
-	if err != nil {
-		return finish(statusFor(ctx), err)
-	}
-	if len(bins) == 0 {
-		return finish("failed", errors.New("no configuration could be built; see the errors above"))
+	if resume == nil {
+		if err := recordConfigs(ctx, opt.DB, run.ID, configRows); err != nil {
+			return finish(statusFor(ctx), err)
+		}
+		if err := recordEnv(ctx, opt, run.ID, "before", progress); err != nil {
+			return finish(statusFor(ctx), err)
+		}
+		if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta()); err != nil {
+			return finish("failed", err)
+		}
 	}
 	for _, c := range p.Cells {
 		if _, ok := bins[c.Config]; !ok {
@@ -140,16 +197,46 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return finish("failed", err)
 	}
 
-	if !opt.NoProfile {
+	if !opt.NoProfile && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID)) {
 		profileAll(ctx, opt, p, mode, bins, res, progress)
 	}
-	if err := recordEnv(ctx, opt, run.ID, "after", progress); err != nil && ctx.Err() == nil {
+	phase := "after"
+	if resume != nil {
+		phase = "after-resume"
+	}
+	if err := recordEnv(ctx, opt, run.ID, phase, progress); err != nil && ctx.Err() == nil {
 		return finish("failed", err)
 	}
 	if ctx.Err() != nil {
 		return finish("interrupted", nil)
 	}
 	return finish("complete", nil)
+}
+
+// makePlan lays out the cells: the given ones, or the spec's axis product.
+func makePlan(opt Options, mode spec.Mode) (*plan.Plan, error) {
+	s := opt.Spec
+	if opt.Cells != nil {
+		return &plan.Plan{Cells: opt.Cells, Rounds: mode.Rounds, Seed: opt.Seed}, nil
+	}
+	values, err := s.AxisValues(opt.Mode)
+	if err != nil {
+		return nil, err
+	}
+	axes := make([]plan.Axis, len(s.Axes))
+	for i, a := range s.Axes {
+		axes[i] = plan.Axis{Key: a.Key, Values: values[i]}
+	}
+	var configNames []string
+	for _, c := range s.Configs {
+		configNames = append(configNames, c.Name)
+	}
+	return plan.New(s.Benchmarks, axes, configNames, mode.Rounds, opt.Seed), nil
+}
+
+func hasArtifacts(ctx context.Context, db *store.DB, runID int64) bool {
+	a, err := db.Artifacts(ctx, runID)
+	return err == nil && len(a) > 0
 }
 
 func statusFor(ctx context.Context) string {
@@ -205,11 +292,13 @@ func unitMeta() []store.UnitMeta {
 }
 
 // buildAll compiles one binary per distinct build environment. A config
-// that fails to build is recorded with its error and left out; the others go on.
-func buildAll(ctx context.Context, opt Options, runID int64, progress io.Writer) (map[string]string, error) {
+// that fails to build keeps its error in its row and is left out; the others
+// go on.
+func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]string, []store.Config, error) {
 	bins := map[string]string{}
 	byKey := map[string]string{} // build key → binary
 	failed := map[string]error{}
+	var rows []store.Config
 	for _, c := range opt.Spec.Configs {
 		row := store.Config{Name: c.Name, BuildEnv: c.BuildEnv(), BuildFlags: c.BuildFlags(), ExecEnv: c.ExecEnv()}
 		key := c.BuildKey()
@@ -237,7 +326,7 @@ func buildAll(ctx context.Context, opt Options, runID int64, progress io.Writer)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, nil, fmt.Errorf("interrupted while building: %w", ctx.Err())
 			}
 			row.Error = err.Error()
 			fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", c.Name, indent(err.Error()))
@@ -245,16 +334,25 @@ func buildAll(ctx context.Context, opt Options, runID int64, progress io.Writer)
 			row.BinaryHash = strings.TrimSuffix(filepath.Base(bin), ".test")
 			bins[c.Name] = bin
 		}
-		if err := opt.DB.AddConfig(ctx, runID, row); err != nil {
-			return nil, err
+		rows = append(rows, row)
+	}
+	return bins, rows, nil
+}
+
+// recordConfigs stores the config rows, and a failure row for each config
+// that did not build.
+func recordConfigs(ctx context.Context, db *store.DB, runID int64, rows []store.Config) error {
+	for _, row := range rows {
+		if err := db.AddConfig(ctx, runID, row); err != nil {
+			return err
 		}
-		if err != nil {
-			if ferr := opt.DB.AddFailure(ctx, runID, store.Failure{Config: c.Name, Cell: "(build)", Reason: row.Error}); ferr != nil {
-				return nil, ferr
+		if row.Error != "" {
+			if err := db.AddFailure(ctx, runID, store.Failure{Config: row.Name, Cell: "(build)", Reason: row.Error}); err != nil {
+				return err
 			}
 		}
 	}
-	return bins, nil
+	return nil
 }
 
 func indent(s string) string {

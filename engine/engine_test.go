@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
@@ -229,5 +230,82 @@ func TestProfilePerCell(t *testing.T) {
 	// 2 variants × 3 n values, one CPU profile each, named by cell.
 	if len(cpu) != 6 || !cpu["BenchmarkWork/variant=b/n=16"] {
 		t.Errorf("per-cell CPU profiles for %v, want the 6 cells", cpu)
+	}
+}
+
+// TestResumeCompletesInterruptedRun interrupts a run after two rounds and
+// resumes it: the finished run holds exactly the planned samples per cell.
+func TestResumeCompletesInterruptedRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	db := openStore(t)
+	cache, arts := t.TempDir(), t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &cancelAfter{marker: "round 2/6 stored", cancel: cancel}
+	res, err := Run(ctx, Options{Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: arts, CacheDir: cache, Seed: 9, NoiseRuns: 2, Progress: w})
+	if err != nil || res.Status != "interrupted" {
+		t.Fatalf("first run: %v %+v", err, res)
+	}
+	res2, err := Resume(context.Background(), Options{Spec: tinySpec(t), DB: db, ArtifactDir: arts, CacheDir: cache, NoiseRuns: 2, Progress: io.Discard}, res.RunID)
+	if err != nil {
+		t.Fatalf("Resume: %v", err)
+	}
+	if res2.RunID != res.RunID || res2.Status != "complete" || res2.RoundsDone != 6 {
+		t.Fatalf("resumed = %+v", res2)
+	}
+	done, _ := db.RoundsDone(context.Background(), res.RunID)
+	if len(done) != 6 {
+		t.Errorf("rounds stored = %v", done)
+	}
+	results, _ := db.Results(context.Background(), res.RunID)
+	perCell := map[string]map[string]bool{}
+	for _, r := range results {
+		k := string(r.Name.Full()) + "@" + r.GetConfig("config")
+		if perCell[k] == nil {
+			perCell[k] = map[string]bool{}
+		}
+		round := r.GetConfig("round")
+		if perCell[k][round] {
+			t.Errorf("cell %s has two samples from round %s", k, round)
+		}
+		perCell[k][round] = true
+	}
+	if len(perCell) != 12 {
+		t.Errorf("%d cells, want 12", len(perCell))
+	}
+	for k, rounds := range perCell {
+		if len(rounds) != 6 {
+			t.Errorf("cell %s has %d samples, want 6", k, len(rounds))
+		}
+	}
+	if _, err := Resume(context.Background(), Options{Spec: tinySpec(t), DB: db, CacheDir: cache}, res.RunID); err == nil || !strings.Contains(err.Error(), "already complete") {
+		t.Errorf("resuming a complete run: %v", err)
+	}
+}
+
+func TestExplicitCells(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	s := tinySpec(t)
+	s.Configs = s.Configs[:1]
+	cells := []plan.Cell{
+		{Bench: "BenchmarkWork", Levels: []string{"variant=a", "n=2"}, Config: "default"},
+		{Bench: "BenchmarkWork", Levels: []string{"variant=b", "n=8"}, Config: "default"},
+	}
+	db := openStore(t)
+	res, err := Run(context.Background(), Options{Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 5, Cells: cells, NoProfile: true, NoiseRuns: 2, Progress: io.Discard})
+	if err != nil || res.Status != "complete" {
+		t.Fatalf("Run: %v %+v", err, res)
+	}
+	results, _ := db.Results(context.Background(), res.RunID)
+	names := map[string]int{}
+	for _, r := range results {
+		names[string(r.Name.Full())]++
+	}
+	if len(names) != 2 || names["Work/variant=a/n=2-2"]+names["Work/variant=a/n=2"] != 6 {
+		t.Errorf("results by name = %v, want the two given cells × 6 rounds", names)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchunit"
@@ -169,6 +170,8 @@ type runFlags struct {
 	quick, full bool
 	rounds      int
 	benchtime   string
+	budget      time.Duration
+	resume      int64
 	seed        int64
 	noProfile   bool
 	out         string
@@ -182,6 +185,8 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.full, "full", false, "full mode: every axis value, longer benchtimes (the default)")
 	fs.IntVar(&f.rounds, "rounds", 0, "override the mode's number of rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
+	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
+	fs.Int64Var(&f.resume, "resume", 0, "complete the missing rounds of stored run `ID` (interrupted or killed), with its plan")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
@@ -211,6 +216,12 @@ func init() {
 				return err
 			}
 		}
+		if f.resume != 0 {
+			if len(pos) > 0 {
+				return errors.New("--resume takes the run from the database; give no experiments with it")
+			}
+			return resumeRun(f, stdout, stderr)
+		}
 		if len(pos) == 0 {
 			pos = builtin.Names()
 		}
@@ -237,22 +248,13 @@ func init() {
 		for _, s := range specs {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
-				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, NoProfile: f.noProfile, Progress: stderr,
+				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
 			})
-			if err != nil {
-				if res == nil {
+			if err := afterRun(ctx, db, res, err, f, stdout, stderr); err != nil {
+				if ctx.Err() != nil || res == nil {
 					return err
 				}
-				fmt.Fprintf(stderr, "perflab: run %d (%s) failed: %v\n", res.RunID, s.Name, err)
 				failed = true
-				continue
-			}
-			if err := finishRun(context.WithoutCancel(ctx), db, res, f.options(), stdout, stderr); err != nil {
-				return err
-			}
-			if res.Status == "interrupted" {
-				fmt.Fprintf(stderr, "perflab: report on the partial run with: perflab report %d --db %s\n", res.RunID, f.db)
-				return errExit1
 			}
 		}
 		if failed {
@@ -260,6 +262,52 @@ func init() {
 		}
 		return nil
 	}
+}
+
+// resumeRun completes a stored run's missing rounds.
+func resumeRun(f runFlags, stdout, stderr io.Writer) error {
+	db, err := openDB(f.db, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	run, err := db.GetRun(context.Background(), f.resume)
+	if err != nil {
+		return err
+	}
+	s, err := runSpec(run, f.cache)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }()
+	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr}, run.ID)
+	return afterRun(ctx, db, res, err, f, stdout, stderr)
+}
+
+// runSpec re-parses a stored run's spec where its package still is. A
+// built-in experiment whose cached sources are gone is written out again,
+// provided its spec has not changed since the run.
+func runSpec(run *store.Run, cache string) (*spec.Spec, error) {
+	s, err := spec.Parse(run.SpecPath, []byte(run.SpecText))
+	if err != nil {
+		return nil, fmt.Errorf("run %d's stored spec: %w", run.ID, err)
+	}
+	if _, err := os.Stat(s.Dir); err == nil {
+		return s, nil
+	}
+	if !builtin.Has(run.Experiment) {
+		return nil, fmt.Errorf("run %d's package directory %s is gone; it cannot be resumed", run.ID, s.Dir)
+	}
+	b, err := builtin.Load(run.Experiment, cache)
+	if err != nil {
+		return nil, err
+	}
+	if string(b.Source) != run.SpecText {
+		return nil, fmt.Errorf("the built-in %s changed since run %d; start a new run", run.Experiment, run.ID)
+	}
+	return b, nil
 }
 
 // loadSpec resolves a built-in name or a spec file path.
@@ -302,6 +350,11 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s\n", path)
+	htmlPath, err := writeRunHTML(res.Artifacts, in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report: %s\n", htmlPath)
 	return nil
 }
 
@@ -362,17 +415,20 @@ profile paths. RUN is a run ID or "latest" (the default).
 
 Examples:
   perflab report            # the latest run, to stdout
-  perflab report 3 -o run3.md`,
+  perflab report 3 -o run3.md
+  perflab report 3 --html -o run3.html   # charts, tables and claims in one file`,
 }
 
 func init() {
-	flagSets["report"] = func(fs *flag.FlagSet) { declareReport(fs, new(common), new(string)) }
+	flagSets["report"] = func(fs *flag.FlagSet) { declareReport(fs, new(common), new(string)); declareHTMLFlag(fs, new(bool)) }
 	register(cmdReport)
 	cmdReport.run = func(args []string, stdout, stderr io.Writer) error {
 		var c common
 		var out string
+		var html bool
 		fs := flag.NewFlagSet("report", flag.ContinueOnError)
 		declareReport(fs, &c, &out)
+		declareHTMLFlag(fs, &html)
 		pos, err := parse(cmdReport, fs, args, stderr)
 		if err != nil {
 			return err
@@ -389,6 +445,9 @@ func init() {
 			}
 			defer file.Close()
 			w = file
+		}
+		if html {
+			return writeHTML(w, in, outDir(out))
 		}
 		return report.Markdown(w, in)
 	}

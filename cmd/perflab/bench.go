@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/perflab/perflab/builtin"
+	"github.com/perflab/perflab/discover"
+	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+var cmdBench = &command{
+	rank:    15,
+	name:    "bench",
+	summary: "run any package's go test benchmarks with perflab's engine",
+	usage:   "[PKG] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [flags]",
+	help: `
+Bench runs the benchmarks of any Go package, in any module, the way perflab
+runs its own experiments: interleaved shuffled rounds across configs,
+profiles, statistics, knees and crossovers along --axis, stored in the
+database and reported. No spec file is needed: the benchmarks are listed by
+running them once, and their sub-benchmark levels (key=value) become axes.
+--save-spec writes the equivalent spec, to edit and run with "perflab run".
+
+Run it from the module's directory, or point -C at it. PKG defaults to ".".
+
+Examples:
+  perflab bench ./codec -bench Encode --axis size
+  perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
+  perflab bench . --budget 5m --save-spec perflab.toml`,
+}
+
+type benchFlags struct {
+	runFlags
+	dir      string
+	regex    string
+	configs  multiFlag
+	axis, by string
+	cpu      string
+	saveSpec string
+	name     string
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func (f *benchFlags) declare(fs *flag.FlagSet) {
+	f.dbFlag(fs)
+	f.alphaFlag(fs)
+	fs.StringVar(&f.dir, "C", ".", "run in `dir` (the module holding the package)")
+	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
+	fs.Var(&f.configs, "config", "a config `NAME:KEY=VAL,...` (GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG); repeat for several")
+	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along")
+	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers")
+	fs.IntVar(&f.rounds, "rounds", 6, "interleaved rounds")
+	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
+	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,2,4")
+	fs.DurationVar(&f.budget, "budget", 0, "finish within this `duration`: rounds and benchtime are chosen to fit")
+	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
+	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
+	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports")
+	fs.StringVar(&f.cache, "cache", "", "`dir` for test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
+	fs.StringVar(&f.name, "name", "", "experiment name stored with the run (default: the package's directory name)")
+}
+
+func init() {
+	flagSets["bench"] = func(fs *flag.FlagSet) { new(benchFlags).declare(fs) }
+	register(cmdBench)
+	cmdBench.run = func(args []string, stdout, stderr io.Writer) error {
+		var f benchFlags
+		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+		f.declare(fs)
+		pos, err := parse(cmdBench, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		if len(pos) > 1 {
+			return fmt.Errorf("want at most one package, got %q", pos)
+		}
+		pkg := "."
+		if len(pos) == 1 {
+			pkg = pos[0]
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		go func() { <-ctx.Done(); stop() }()
+
+		s, benches, render, err := benchSpec(ctx, &f, pkg, stderr)
+		if err != nil {
+			return err
+		}
+		if f.saveSpec != "" {
+			text, err := render(f.saveSpec)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(f.saveSpec, text, 0o644); err != nil {
+				return fmt.Errorf("writing --save-spec: %w", err)
+			}
+			fmt.Fprintf(stderr, "perflab: wrote %s; run it again with: perflab run %s\n", f.saveSpec, f.saveSpec)
+		}
+		var names []string
+		for _, c := range s.Configs {
+			names = append(names, c.Name)
+		}
+		db, err := openDB(f.db, false)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		cpu, _ := parseCPU(f.cpu)
+		res, err := engine.Run(ctx, engine.Options{
+			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
+			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
+			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr,
+		})
+		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
+	}
+}
+
+// benchSpec builds the spec of a package's benchmarks: it compiles the
+// package, lists the benchmarks matching -bench and describes them. render
+// writes the same spec for a file at another path, with the package
+// relative to that file.
+func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer) (s *spec.Spec, benches []discover.Bench, render func(path string) ([]byte, error), err error) {
+	dir, err := filepath.Abs(f.dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, nil, nil, fmt.Errorf("-C %s: not a directory", f.dir)
+	}
+	if f.cache == "" {
+		if f.cache, err = builtin.CacheDir(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if f.rounds < 1 {
+		return nil, nil, nil, errors.New("--rounds must be at least 1")
+	}
+	if _, err := parseCPU(f.cpu); err != nil {
+		return nil, nil, nil, err
+	}
+	var configs []discover.Config
+	for _, c := range f.configs {
+		pc, err := discover.ParseConfig(c)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		configs = append(configs, pc)
+	}
+	fmt.Fprintf(stderr, "perflab: listing benchmarks of %s matching %q\n", pkg, f.regex)
+	bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: dir, Package: pkg, CacheDir: filepath.Join(f.cache, "bin")})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	benches, err = discover.List(ctx, bin, filepath.Join(dir, filepath.FromSlash(pkg)), f.regex)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	name := f.name
+	if name == "" {
+		name = sanitizeName(filepath.Base(filepath.Join(dir, pkg)))
+	}
+	cpu, _ := parseCPU(f.cpu)
+	in := discover.SpecInput{Name: name, Package: pkg, Benches: benches, Configs: configs,
+		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Axis: f.axis, By: f.by}
+	text, err := discover.SpecText(in)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	render = func(path string) ([]byte, error) {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := filepath.Rel(filepath.Dir(abs), filepath.Join(dir, filepath.FromSlash(pkg)))
+		if err != nil {
+			return nil, fmt.Errorf("the package is not reachable from %s: %w", path, err)
+		}
+		in := in
+		in.Package = filepath.ToSlash(rel)
+		if !strings.HasPrefix(in.Package, ".") {
+			in.Package = "./" + in.Package
+		}
+		t, err := discover.SpecText(in)
+		return []byte(t), err
+	}
+	// The spec lives (virtually) in the module directory, so its package
+	// resolves there, now and when the run is resumed.
+	s, err = spec.Parse(filepath.Join(dir, "perflab-bench.toml"), []byte(text))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
+	}
+	if f.axis != "" && s.Analysis.Axis == "" {
+		fmt.Fprintf(stderr, "perflab: --axis %s ignored: the benchmarks' levels are not a sweep (see the spec's comment)\n", f.axis)
+	}
+	fmt.Fprintf(stderr, "perflab: %d benchmarks × %d configs\n", len(benches), len(s.Configs))
+	return s, benches, render, nil
+}
+
+func sanitizeName(s string) string {
+	out := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + ('a' - 'A')
+		}
+		return '-'
+	}, s)
+	if out == "" || out == "." || out == "-" {
+		return "bench"
+	}
+	return out
+}
+
+// parseCPU parses a -test.cpu style list.
+func parseCPU(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1<<16 {
+			return nil, fmt.Errorf("--cpu %q: want a comma-separated list of GOMAXPROCS values ≥ 1, e.g. 1,2,4", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// afterRun reports a finished, interrupted or failed run.
+func afterRun(ctx context.Context, db *store.DB, res *engine.Result, err error, f runFlags, stdout, stderr io.Writer) error {
+	if err != nil {
+		if res == nil {
+			if ctx.Err() != nil {
+				fmt.Fprintln(stderr, "perflab: interrupted before the first round; nothing was stored")
+				return errExit1
+			}
+			return err
+		}
+		fmt.Fprintf(stderr, "perflab: run %d failed: %v\n", res.RunID, err)
+		return errExit1
+	}
+	if err := finishRun(context.WithoutCancel(ctx), db, res, f.options(), stdout, stderr); err != nil {
+		return err
+	}
+	if res.Status == "interrupted" {
+		fmt.Fprintf(stderr, "perflab: completed rounds are stored. Finish the run with:\n  perflab run --resume %d --db %s\nor report on the partial run with:\n  perflab report %d --db %s\n", res.RunID, f.db, res.RunID, f.db)
+		return errExit1
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+// throwaway writes a module that is not perflab, with /n= sub-benchmarks.
+func throwaway(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/throwaway\n\ngo 1.26\n",
+		"sum/sum_test.go": `package sum
+
+import (
+	"strconv"
+	"testing"
+)
+
+var sink int
+
+func BenchmarkSum(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				s := 0
+				for i := range n {
+					s += i ^ s
+				}
+				sink = s
+			}
+		})
+	}
+}
+`,
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestBenchOnThrowawayModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	mod := throwaway(t)
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "perflab.db")
+	saved := filepath.Join(tmp, "saved.toml")
+	out, stderr, code := perflab(t, "bench", "-C", mod, "./sum", "-bench", "Sum", "--axis", "n", "--rounds", "6", "--benchtime", "200x",
+		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile", "--save-spec", saved)
+	if code != 0 {
+		t.Fatalf("bench exited %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "4 benchmarks × 1 configs") || !strings.Contains(stderr, "round 6/6 stored") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	d, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	results, err := d.Results(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 4*6 {
+		t.Errorf("stored %d results, want 24 (4 benchmarks × 6 rounds)", len(results))
+	}
+	s, err := spec.Load(saved)
+	if err != nil {
+		t.Fatalf("--save-spec wrote an invalid spec: %v", err)
+	}
+	if len(s.Axes) != 1 || s.Axes[0].Key != "n" || s.Analysis.Axis != "n" || s.Package != "../"+filepath.Base(mod)+"/sum" && !strings.HasSuffix(s.Package, "/sum") {
+		t.Errorf("saved spec: axes %+v, analysis %+v, package %q", s.Axes, s.Analysis, s.Package)
+	}
+	report, err := os.ReadFile(filepath.Join(tmp, "runs", "run-1", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), "| series \\ n |") {
+		t.Errorf("report lacks the table along n:\n%.1500s", report)
+	}
+}
+
+func TestInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	mod := throwaway(t)
+	out := filepath.Join(t.TempDir(), "perflab.toml")
+	stdout, stderr, code := perflab(t, "init", "-C", mod, "./sum", "-o", out, "--cache", t.TempDir())
+	if code != 0 || !strings.Contains(stdout, "4 benchmarks, 1 axes") {
+		t.Fatalf("init exited %d: %s %s", code, stdout, stderr)
+	}
+	s, err := spec.Load(out)
+	if err != nil {
+		t.Fatalf("init wrote an invalid spec: %v", err)
+	}
+	if s.Axes[0].Key != "n" || len(s.Axes[0].Quick) != 4 {
+		t.Errorf("axes = %+v", s.Axes)
+	}
+	if _, stderr, code := perflab(t, "init", "-C", mod, "./sum", "-o", out); code == 0 || !strings.Contains(stderr, "exists") {
+		t.Errorf("init overwrote %s: code %d %s", out, code, stderr)
+	}
+}
+
+// buildPerflab compiles the command for tests that signal it.
+func buildPerflab(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "perflab")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startUntil starts perflab and waits until its stderr prints marker.
+func startUntil(t *testing.T, bin, marker string, args ...string) (*exec.Cmd, *strings.Builder, <-chan struct{}) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	seen := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pipe)
+		once := false
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), marker) {
+				once = true
+				close(seen)
+			}
+		}
+	}()
+	select {
+	case <-seen:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("perflab never printed %q:\n%s", marker, all.String())
+	}
+	return cmd, &all, done
+}
+
+// TestKillAndResume kills a run with SIGKILL mid-run, then resumes it: the
+// finished run holds exactly the planned samples per cell, none twice.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds perflab and runs test binaries")
+	}
+	bin := buildPerflab(t)
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "perflab.db")
+	spec := filepath.Join("..", "..", "engine", "testdata", "tiny", "spec.toml")
+	args := []string{"run", spec, "--quick", "--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile"}
+	cmd, _, done := startUntil(t, bin, "round 2/6 stored", args...)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	<-done
+
+	d, err := store.Open(db)
+	if err != nil {
+		t.Fatalf("database after kill -9: %v", err)
+	}
+	run, err := d.GetRun(context.Background(), 1)
+	d.Close()
+	if err != nil || run.Status != "running" {
+		t.Fatalf("killed run: %+v, %v", run, err)
+	}
+	out, stderr, code := perflab(t, "run", "--resume", "1", "--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
+	if code != 0 {
+		t.Fatalf("resume exited %d\n%s\n%s", code, out, stderr)
+	}
+	d, _ = store.Open(db)
+	defer d.Close()
+	results, _ := d.Results(context.Background(), 1)
+	perCell := map[string]map[string]int{}
+	for _, r := range results {
+		k := string(r.Name.Full()) + "@" + r.GetConfig("config")
+		if perCell[k] == nil {
+			perCell[k] = map[string]int{}
+		}
+		perCell[k][r.GetConfig("round")]++
+	}
+	if len(perCell) != 12 {
+		t.Errorf("%d cells after resume, want 12", len(perCell))
+	}
+	for k, rounds := range perCell {
+		if len(rounds) != 6 {
+			t.Errorf("cell %s has samples from %d rounds, want 6", k, len(rounds))
+		}
+		for r, n := range rounds {
+			if n != 1 {
+				t.Errorf("cell %s has %d samples from round %s", k, n, r)
+			}
+		}
+	}
+	if run, _ := d.GetRun(context.Background(), 1); run.Status != "complete" {
+		t.Errorf("status after resume = %s", run.Status)
+	}
+}
+
+// TestInterruptSaysHowToResume sends SIGINT mid-run.
+func TestInterruptSaysHowToResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds perflab and runs test binaries")
+	}
+	bin := buildPerflab(t)
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "perflab.db")
+	spec := filepath.Join("..", "..", "engine", "testdata", "tiny", "spec.toml")
+	cmd, all, done := startUntil(t, bin, "round 1/6 stored", "run", spec, "--quick", "--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile")
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	<-done
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit code %d (%v), want 1", code, err)
+	}
+	for _, want := range []string{"interrupted", "perflab run --resume 1", "perflab report 1"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, all.String())
+		}
+	}
+	d, _ := store.Open(db)
+	defer d.Close()
+	if run, _ := d.GetRun(context.Background(), 1); run == nil || run.Status != "interrupted" {
+		t.Errorf("run after SIGINT: %+v", run)
+	}
+}
