@@ -40,16 +40,17 @@ type CheckResult struct {
 	Reason   string
 }
 
-// Evaluate judges every claim against the samples.
-func Evaluate(claims []spec.Claim, samples []*analysis.Sample, opt analysis.Options) []Result {
+// Evaluate judges every claim against the samples; checks of kind
+// "profile" read the cells' CPU profiles.
+func Evaluate(claims []spec.Claim, samples []*analysis.Sample, opt analysis.Options, profiles ...CellProfile) []Result {
 	out := make([]Result, 0, len(claims))
 	for _, c := range claims {
-		out = append(out, evaluate(c, samples, opt))
+		out = append(out, evaluate(c, samples, opt, profiles))
 	}
 	return out
 }
 
-func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options) Result {
+func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, profiles []CellProfile) Result {
 	r := Result{ID: c.ID, Text: c.Text, Claimed: c.Claimed}
 	if c.NotTestable != "" {
 		r.Verdict, r.Reason = NotTestable, c.NotTestable
@@ -67,6 +68,8 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options) Re
 			cr = value(ch, samples, opt)
 		case "knee":
 			cr = knee(ch, samples, opt)
+		case "profile":
+			cr = profile(ch, profiles, opt)
 		default:
 			cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
 		}

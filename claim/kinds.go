@@ -12,10 +12,15 @@ import (
 )
 
 // kneeMinRuleOut is the fewest points along the axis for which a missing
-// knee contradicts a claimed one. With fewer points the two-segment fit has
-// too few degrees of freedom to be significant even over a real bend, so
-// "no knee" is only inconclusive.
-const kneeMinRuleOut = 6
+// knee can contradict a claimed one: the bend test below fits three
+// parameters and needs at least two degrees of freedom left.
+const kneeMinRuleOut = 5
+
+// kneeMaterial is the smallest change of slope, relative to the slope of a
+// straight line through the whole series, that counts as a bend when ruling
+// a knee out: the same 10% below which the analysis package does not call
+// a significant two-segment fit a knee.
+const kneeMaterial = 0.1
 
 // value judges one cell's median against a threshold: median Op Value.
 // The check is reproduced when the whole confidence interval of the median
@@ -73,15 +78,22 @@ func compareOp(x float64, op string, v float64) bool {
 // two-segment fit (PiecewiseFound) counts as a knee, Kneedle being a second
 // opinion shown in the measurement.
 //
+// Not finding a knee is not evidence against one when the medians are
+// noisy, so ruling a knee out takes a test of its own: at every sampled
+// interior axis value k in [Min, Max], a line plus a hinge at k
+// (y = a + b·x + c·max(0, x−k), least squares over the medians) gives the
+// change of slope c with a 95% t interval, and the knee is ruled out when
+// every such interval lies within ±kneeMaterial times the slope of one line
+// through the whole series.
+//
 // Verdicts:
 //   - reproduced: a significant knee at an axis value in [Min, Max];
-//   - contradicted: a significant knee outside [Min, Max], or no significant
-//     knee although the series has at least six points and at least one
-//     interior point lies in [Min, Max];
-//   - inconclusive: no significant knee with fewer than six points, no
-//     interior axis value in [Min, Max] (a knee is always an interior point,
-//     so the sweep cannot show one there), or a cell with fewer than six
-//     samples;
+//   - contradicted: a significant knee outside [Min, Max]; or no significant
+//     knee, and the bend test rules out a material change of slope at every
+//     sampled interior value in [Min, Max] (at least five points needed);
+//   - inconclusive: otherwise, including no interior axis value in
+//     [Min, Max] (a knee is always an interior point, so the sweep cannot
+//     show one there) and cells with fewer than six samples;
 //   - not testable: the selection is not one series of at least four points.
 func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := unitOf(ch)
@@ -109,7 +121,8 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 			few++
 		}
 	}
-	k := analysis.FindKnee(xs, ys, analysis.KneeOptions{LogX: decades(xs), Alpha: opt.Alpha})
+	logX := decades(xs)
+	k := analysis.FindKnee(xs, ys, analysis.KneeOptions{LogX: logX, Alpha: opt.Alpha})
 	span := fmt.Sprintf("%g–%g, %d points", xs[0], xs[len(xs)-1], len(xs))
 	var m string
 	if k.PiecewiseFound {
@@ -118,32 +131,172 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 		m = fmt.Sprintf("%s %s: no significant knee (%s; best break %g, p=%.2g)", unit, label, span, k.PiecewiseX, k.P)
 	}
 	cr := CheckResult{Measured: m}
-	interior := 0
-	for _, x := range xs[1 : len(xs)-1] {
-		if x >= ch.Min && x <= ch.Max {
-			interior++
-		}
-	}
 	switch {
 	case few > 0:
 		cr.Verdict = Inconclusive
 		cr.Reason = fmt.Sprintf("%d of %d points have fewer than 6 samples: no confidence interval", few, len(xs))
+		return cr
 	case k.PiecewiseFound && k.PiecewiseX >= ch.Min && k.PiecewiseX <= ch.Max:
 		cr.Verdict = Reproduced
+		return cr
 	case k.PiecewiseFound:
 		cr.Verdict = Contradicted
 		cr.Reason = fmt.Sprintf("expected the knee of %s in [%g, %g]", label, ch.Min, ch.Max)
-	case interior == 0:
+		return cr
+	}
+	ruled, tested, why := ruleOutBend(xs, ys, ch.Min, ch.Max, logX)
+	switch {
+	case tested == 0:
 		cr.Verdict = Inconclusive
 		cr.Reason = fmt.Sprintf("no interior point of the sweep (%s) lies in [%g, %g], where a knee could be found; sweep more axis values", span, ch.Min, ch.Max)
-	case len(xs) >= kneeMinRuleOut:
-		cr.Verdict = Contradicted
-		cr.Reason = fmt.Sprintf("expected a knee of %s in [%g, %g]; %s", label, ch.Min, ch.Max, k.Note)
-	default:
+	case len(xs) < kneeMinRuleOut:
 		cr.Verdict = Inconclusive
 		cr.Reason = fmt.Sprintf("no significant knee, but %d points are too few to rule one out (need %d)", len(xs), kneeMinRuleOut)
+	case ruled:
+		cr.Verdict = Contradicted
+		cr.Reason = fmt.Sprintf("expected a knee of %s in [%g, %g], but the series is straight there: %s", label, ch.Min, ch.Max, why)
+	default:
+		cr.Verdict = Inconclusive
+		cr.Reason = fmt.Sprintf("no significant knee, but a bend in [%g, %g] cannot be ruled out: %s", ch.Min, ch.Max, why)
 	}
 	return cr
+}
+
+// ruleOutBend tests, at every interior xs[i] in [lo, hi], whether the
+// change of slope of a hinge there is provably immaterial (see knee). It
+// returns whether all tested points rule a bend out, how many were tested,
+// and a description of the widest interval.
+func ruleOutBend(xs, ys []float64, lo, hi float64, logX bool) (ruled bool, tested int, why string) {
+	ts := slices.Clone(xs)
+	if logX {
+		for i, x := range ts {
+			ts[i] = math.Log10(x)
+		}
+	}
+	slope, ok := lineSlope(ts, ys)
+	if !ok {
+		return false, 0, "the points do not determine a line"
+	}
+	margin := kneeMaterial * math.Abs(slope)
+	ruled = true
+	worst := -1.0
+	for i := 1; i < len(xs)-1; i++ {
+		if xs[i] < lo || xs[i] > hi {
+			continue
+		}
+		tested++
+		c, clo, chi, ok := hingeBend(ts, ys, ts[i])
+		if !ok {
+			return false, tested, fmt.Sprintf("no hinge fit at %g", xs[i])
+		}
+		within := clo > -margin && chi < margin
+		ruled = ruled && within
+		if w := math.Max(math.Abs(clo), math.Abs(chi)); w > worst {
+			worst = w
+			why = fmt.Sprintf("slope change at %g = %.3g [%.3g, %.3g] against ±%.3g (10%% of the series' slope %.3g)", xs[i], c, clo, chi, margin, slope)
+		}
+	}
+	return ruled && tested > 0, tested, why
+}
+
+// lineSlope is the least-squares slope of y on t.
+func lineSlope(t, y []float64) (float64, bool) {
+	n := float64(len(t))
+	var st, sy, stt, sty float64
+	for i := range t {
+		st, sy, stt, sty = st+t[i], sy+y[i], stt+t[i]*t[i], sty+t[i]*y[i]
+	}
+	d := n*stt - st*st
+	if len(t) < 2 || d == 0 {
+		return 0, false
+	}
+	return (n*sty - st*sy) / d, true
+}
+
+// hingeBend fits y = a + b·t + c·max(0, t−k) by least squares and returns
+// c with its 95% confidence interval (t distribution, n−3 degrees of
+// freedom). It needs at least five points.
+func hingeBend(t, y []float64, k float64) (c, lo, hi float64, ok bool) {
+	n := len(t)
+	if n < 5 {
+		return 0, 0, 0, false
+	}
+	var a [3][3]float64
+	var rhs [3]float64
+	row := func(i int) [3]float64 { return [3]float64{1, t[i], math.Max(0, t[i]-k)} }
+	for i := range t {
+		r := row(i)
+		for p := 0; p < 3; p++ {
+			rhs[p] += r[p] * y[i]
+			for q := 0; q < 3; q++ {
+				a[p][q] += r[p] * r[q]
+			}
+		}
+	}
+	inv, ok := invert3(a)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	var beta [3]float64
+	for p := 0; p < 3; p++ {
+		for q := 0; q < 3; q++ {
+			beta[p] += inv[p][q] * rhs[q]
+		}
+	}
+	var sse float64
+	for i := range t {
+		r := row(i)
+		e := y[i] - (beta[0]*r[0] + beta[1]*r[1] + beta[2]*r[2])
+		sse += e * e
+	}
+	se := math.Sqrt(sse / float64(n-3) * inv[2][2])
+	if math.IsNaN(se) {
+		return 0, 0, 0, false
+	}
+	h := tQuantile975(n-3) * se
+	return beta[2], beta[2] - h, beta[2] + h, true
+}
+
+// invert3 inverts a 3×3 matrix by cofactors.
+func invert3(m [3][3]float64) ([3][3]float64, bool) {
+	var inv [3][3]float64
+	det := m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) -
+		m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) +
+		m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	scale := 0.0
+	for _, r := range m {
+		for _, v := range r {
+			scale = math.Max(scale, math.Abs(v))
+		}
+	}
+	if scale == 0 || math.Abs(det) <= 1e-12*scale*scale*scale {
+		return inv, false
+	}
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			// cofactor of m[j][i], divided by det
+			r1, r2 := (j+1)%3, (j+2)%3
+			c1, c2 := (i+1)%3, (i+2)%3
+			inv[i][j] = (m[r1][c1]*m[r2][c2] - m[r1][c2]*m[r2][c1]) / det
+		}
+	}
+	return inv, true
+}
+
+// tQuantile975 is the 97.5% quantile of Student's t with df degrees of
+// freedom (two-sided 95%), from the standard table; beyond 30, 2.0, a
+// little wider than the normal 1.96.
+func tQuantile975(df int) float64 {
+	table := [...]float64{0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+	switch {
+	case df < 1:
+		return math.Inf(1)
+	case df < len(table):
+		return table[df]
+	}
+	return 2.0
 }
 
 // oneSeries orders the samples along axis, requiring that they form a single

@@ -576,6 +576,9 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 func profileOne(ctx context.Context, opt Options, res *Result, inv gotest.Invocation, config, cell, dir string, progress io.Writer) {
 	bg := context.WithoutCancel(ctx)
 	prof, err := gotest.Profile(ctx, inv, dir, "")
+	if skip := new(gotest.RunError); errors.As(err, &skip) && skip.Skipped {
+		return // the cell skipped itself (not applicable): no profile, and no failure
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			fmt.Fprintf(progress, "perflab: profiles for %s %s failed: %v\n", config, cell, err)

@@ -1,7 +1,8 @@
 // Package report turns a stored run into what people read: a Markdown
 // report (environment, per-unit tables with confidence intervals, knees,
-// crossovers, the claims table, failures and artifact paths), a compact
-// claims table for terminals, and benchfmt text for benchstat.
+// crossovers, the claims table, failures and artifact paths), the same as
+// one self-contained HTML page with SVG charts ([HTML]), a compact claims
+// table for terminals, and benchfmt text for benchstat.
 package report
 
 import (
@@ -37,6 +38,7 @@ type Input struct {
 	Knees      []analysis.SeriesKnee
 	Crossovers []analysis.SeriesCrossover
 	Verdicts   []claim.Result
+	Profiles   []claim.CellProfile // per-cell CPU profile counts (profiles.go)
 }
 
 // Load reads a run from the store and analyses it.
@@ -75,6 +77,7 @@ func Load(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 // spec's analysis axis, and claim verdicts.
 func Analyze(in *Input) {
 	in.Samples = analysis.Collect(in.Results)
+	in.Profiles = cellProfiles(in)
 	if in.Spec == nil {
 		return
 	}
@@ -85,7 +88,7 @@ func Analyze(in *Input) {
 			in.Crossovers = analysis.Crossovers(in.Samples, a.Axis, a.By, in.Opt)
 		}
 	}
-	in.Verdicts = claim.Evaluate(in.Spec.Claims, in.Samples, in.Opt)
+	in.Verdicts = claim.Evaluate(in.Spec.Claims, in.Samples, in.Opt, in.Profiles...)
 }
 
 // StoreVerdicts records the run's verdicts.

@@ -45,6 +45,7 @@ type rawConfig struct {
 	GOGC         flexText `toml:"gogc"`
 	GOMEMLIMIT   flexText `toml:"gomemlimit"`
 	GODEBUG      string   `toml:"godebug"`
+	Modfile      string   `toml:"modfile"`
 }
 
 // flexText receives the text of a TOML string, integer or float as written.

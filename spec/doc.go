@@ -139,11 +139,26 @@
 // settings share one test binary (see [Config.BuildKey]). A spec without
 // configs gets one config named "default" that changes nothing.
 //
+// modfile names an alternate module file for a config's build (the go
+// command's -modfile flag), relative to the spec's directory and ending in
+// ".mod" (its checksums are read from the .sum beside it). It is how a
+// config with an older gotoolchain builds code whose module asks for a
+// newer Go than that toolchain accepts:
+//
+//	[[config]]
+//	name        = "go1.22"
+//	gotoolchain = "go1.22.12"
+//	modfile     = "go122.mod"   # module github.com/perflab/perflab, go 1.22
+//
 // # Analysis
 //
 // [analysis] names the numeric axis knees and crossovers are computed
 // along (axis), the axis whose values are compared (by), the value of by
 // that is the baseline, and the unit analysed (default "sec/op").
+// scaling, when set, names the axis whose values are GOMAXPROCS (its
+// values must be positive integers), or "procs" for the -N suffix that the
+// mode's cpu list gives; the report then shows each config's throughput
+// and scaling efficiency, throughput(P) / (P × throughput(1)), along it.
 //
 // # Claims and checks
 //
@@ -155,6 +170,60 @@
 // half of den. A check of kind
 // "crossover" holds when series a and b cross along axis at a value in
 // [min, max]. unit defaults to "sec/op"; note is shown with the verdict.
+//
+// A check of kind "value" compares one cell with a threshold: the median
+// of the cell num, in unit, compared to value with op ("<", "<=", ">" or
+// ">="; value may be any number, 0 included). It is reproduced when the
+// whole confidence interval of the median satisfies the relation,
+// contradicted when the whole interval violates it, and inconclusive
+// otherwise (or with fewer than six samples):
+//
+//	[[claim.check]]
+//	kind  = "value"
+//	where = "size=64"
+//	num   = "variant=arena"
+//	unit  = "gc-cycles/op"
+//	op    = "<"
+//	value = 0.5
+//
+// A check of kind "knee" says where series a bends along axis, a numeric
+// axis: the knee (the breakpoint of a significant two-segment fit of the
+// cells' medians, with Kneedle as a second opinion) must lie in [min, max].
+// It is reproduced when a significant knee lies in the range; contradicted
+// when it lies outside, or when there is none and, at every sampled
+// interior value in the range, a hinge fitted there changes the slope by
+// provably less than 10% of the series' slope (95% interval; at least five
+// points); otherwise inconclusive, as when noise leaves a bend possible.
+// Neither where nor a may select on axis:
+//
+//	[[claim.check]]
+//	kind  = "knee"
+//	a     = "lib=encoding_json,op=marshal"
+//	axis  = "depth"
+//	min   = 6
+//	max   = 6
+//
+// A check of kind "profile" reads the CPU profile of one cell, which the
+// profiling pass writes when every mode has profile = "cell": unit names
+// the share of its samples to test, "heap-lock-share" (runtime lock frames
+// reached from the heap allocator, the default) or "lock-share" (any
+// runtime lock frame), as package profshare counts them. The share of the
+// cell num is compared to value (a share in [0, 1]) with op ("<", "<=",
+// ">" or ">="); with den, the difference share(num) − share(den) is, and
+// value lies in [-1, 1]. It is reproduced when the whole interval (Wilson's
+// for a share, Newcombe's for a difference) satisfies the relation,
+// contradicted when the whole interval violates it, inconclusive otherwise,
+// and not testable when a cell has no readable profile with samples. The
+// key procs matches only when the mode's cpu list has one value:
+//
+//	[[claim.check]]
+//	kind  = "profile"
+//	unit  = "heap-lock-share"
+//	where = "gomaxprocs=2"
+//	num   = "variant=pooled"
+//	den   = "variant=plain"
+//	op    = "<"
+//	value = 0
 //
 // Selectors (where, num, den, a, b) are comma-separated key=value pairs,
 // such as "mode=serial,size=64"; see [ParseSelector]. where applies to both

@@ -79,6 +79,10 @@ type Config struct {
 	GOMEMLIMIT   string   `toml:"gomemlimit"`   // exec env; TOML integer or string ("512MiB")
 	GODEBUG      string   `toml:"godebug"`      // exec env
 	Line         int      `toml:"-"`            // line of the [[config]] header; 0 for the implicit default
+	// Modfile is an alternate module file for the build (build flag
+	// -modfile), relative to the spec's directory: e.g. a go.mod with an
+	// older go line for a config whose GOTOOLCHAIN predates the module's.
+	Modfile string `toml:"modfile"`
 }
 
 // BuildEnv returns "GOEXPERIMENT=…" and "GOTOOLCHAIN=…" for the fields that
@@ -96,7 +100,7 @@ func (c Config) BuildEnv() []string {
 }
 
 // BuildFlags returns the go build flags of the config: "-tags=a,b" (tags
-// sorted) and "-gcflags=…", for the fields that are set.
+// sorted), "-gcflags=…" and "-modfile=…", for the fields that are set.
 func (c Config) BuildFlags() []string {
 	var flags []string
 	if len(c.Tags) > 0 {
@@ -107,6 +111,9 @@ func (c Config) BuildFlags() []string {
 	}
 	if c.GCFlags != "" {
 		flags = append(flags, "-gcflags="+c.GCFlags)
+	}
+	if c.Modfile != "" {
+		flags = append(flags, "-modfile="+c.Modfile)
 	}
 	return flags
 }
@@ -142,6 +149,10 @@ type Analysis struct {
 	By       string `toml:"by"`       // axis whose values are compared for crossovers
 	Baseline string `toml:"baseline"` // value of By that is the baseline
 	Unit     string `toml:"unit"`     // default "sec/op"
+	// Scaling names the axis whose values are GOMAXPROCS ("procs" for the
+	// -N suffix that -test.cpu gives); the report then shows throughput
+	// and scaling efficiency along it.
+	Scaling string `toml:"scaling"`
 }
 
 // Claim is a published performance claim and the checks that test it.
@@ -156,9 +167,11 @@ type Claim struct {
 
 // Check is one predicate over measurements. Kind "ratio" holds when
 // Num/Den Op Value; kind "crossover" holds when series A and B cross
-// along Axis within [Min, Max].
+// along Axis within [Min, Max]; kind "value" holds when the median of the
+// cell Num Op Value (Op also "<=" or ">="); kind "knee" holds when series A
+// has its knee along Axis within [Min, Max].
 type Check struct {
-	Kind  string  `toml:"kind"`  // "ratio" or "crossover"
+	Kind  string  `toml:"kind"`  // "ratio", "crossover", "value" or "knee"
 	Unit  string  `toml:"unit"`  // default "sec/op"
 	Where string  `toml:"where"` // selector common to both sides
 	Num   string  `toml:"num"`   // ratio: numerator selector

@@ -96,6 +96,7 @@ func (v *validator) run(raw *rawSpec) {
 	v.modes(raw.Modes)
 	v.configs(raw.Configs)
 	v.analysis()
+	v.scaling()
 	v.claims(raw.Claims)
 }
 
@@ -296,6 +297,7 @@ func (v *validator) configs(raw []rawConfig) {
 			Tags: rc.Tags, GCFlags: rc.GCFlags, GODEBUG: rc.GODEBUG,
 			Line: v.idx.line(p),
 		}
+		c.Modfile = v.modfile(p+".modfile", c.Name, rc.Modfile)
 		switch {
 		case c.Name == "":
 			v.at(p, `config %d has no name; add name = "..." (letters, digits, '_', '.' and '-')`, i+1)
@@ -514,6 +516,8 @@ func (v *validator) check(p, what string, ck *Check) {
 		v.valueCheck(p, what, ck, where)
 	case "knee":
 		v.kneeCheck(p, what, ck, where)
+	case "profile":
+		v.profileCheck(p, what, ck, where)
 	case "":
 		v.at(p, "%s has no kind; add kind = \"ratio\", \"crossover\", \"value\" or \"knee\"", what)
 	default:

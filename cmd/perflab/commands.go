@@ -406,7 +406,7 @@ func init() {
 var cmdReport = &command{
 	rank:    50,
 	name:    "report",
-	summary: "write the Markdown report of a stored run",
+	summary: "write the Markdown (or --html) report of a stored run",
 	usage:   "[RUN] [flags]",
 	help: `
 Report writes a run's Markdown report: environment, tables of medians with

@@ -1,0 +1,178 @@
+package claim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/spec"
+)
+
+// depthSeries builds one series of BenchmarkDepth along depth for lib.
+func depthSeries(lib string, depths []float64, f func(x float64) float64) []*analysis.Sample {
+	var out []*analysis.Sample
+	for _, d := range depths {
+		out = append(out, sample(fmt.Sprintf("BenchmarkDepth/lib=%s/depth=%g", lib, d), "sec/op", around(f(d))))
+	}
+	return out
+}
+
+func TestValueAndKnee(t *testing.T) {
+	ten := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	var samples []*analysis.Sample
+	// bent: slope 1 up to depth 6, slope 8 after it.
+	samples = append(samples, depthSeries("bent", ten, func(x float64) float64 {
+		if x <= 6 {
+			return 100 + x
+		}
+		return 106 + 8*(x-6)
+	})...)
+	samples = append(samples, depthSeries("straight", ten, func(x float64) float64 { return 100 + 10*x })...)
+	samples = append(samples, depthSeries("short", []float64{1, 2, 3, 4, 5}, func(x float64) float64 { return 100 + 10*x })...)
+	samples = append(samples, depthSeries("low", []float64{1, 2, 3, 4}, func(x float64) float64 { return 100 + 10*x })...)
+	// noisy: a straight line whose medians wobble by ±40% of its slope.
+	samples = append(samples, depthSeries("noisy", ten, func(x float64) float64 { return 100 + 10*x + 4*float64(int(x)%3-1) })...)
+	// gentle: a slope change of 5%, too small to count as a knee.
+	samples = append(samples, depthSeries("gentle", ten, func(x float64) float64 {
+		if x <= 5 {
+			return 100 + 10*x
+		}
+		return 150 + 10.5*(x-5)
+	})...)
+	samples = append(samples, depthSeries("tiny", []float64{1, 2, 3}, func(x float64) float64 { return x })...)
+	for _, d := range ten {
+		samples = append(samples, sample(fmt.Sprintf("BenchmarkDepth/lib=fewsamples/depth=%g", d), "sec/op", []float64{d, d, d}))
+	}
+	samples = append(samples,
+		sample("BenchmarkAlloc/v=zero", "allocs/op", []float64{0, 0, 0, 0, 0, 0, 0}),
+		sample("BenchmarkAlloc/v=some", "allocs/op", around(40)),
+		sample("BenchmarkAlloc/v=noisy", "allocs/op", []float64{5, 15, 25, 35, 45, 55, 65}),
+		sample("BenchmarkAlloc/v=few", "allocs/op", []float64{1, 2}),
+	)
+
+	val := func(num, unit, op string, v float64) spec.Check {
+		return spec.Check{Kind: "value", Num: num, Unit: unit, Op: op, Value: v}
+	}
+	kn := func(a string, lo, hi float64) spec.Check {
+		return spec.Check{Kind: "knee", A: a, Axis: "depth", Min: lo, Max: hi}
+	}
+	tests := []struct {
+		name    string
+		check   spec.Check
+		verdict string
+		measure string // substring of Measured
+		reason  string // substring of Reason
+	}{
+		{"value below threshold", val("v=some", "allocs/op", "<", 50), Reproduced, "= 40 [39.6, 40.4]", ""},
+		{"value above threshold", val("v=some", "allocs/op", "<", 30), Contradicted, "= 40", "expected allocs/op some < 30"},
+		{"value greater", val("v=some", "allocs/op", ">", 30), Reproduced, "= 40", ""},
+		{"value at zero with <=", val("v=zero", "allocs/op", "<=", 0), Reproduced, "= 0 [0, 0]", ""},
+		{"value at zero with <", val("v=zero", "allocs/op", "<", 0), Contradicted, "= 0", "expected"},
+		{"value >= its own bound", val("v=zero", "allocs/op", ">=", 0), Reproduced, "", ""},
+		{"value straddles", val("v=noisy", "allocs/op", "<", 35), Inconclusive, "= 35", "straddles 35"},
+		{"value few samples", val("v=few", "allocs/op", "<", 10), Inconclusive, "n=2", "fewer than 6"},
+		{"value unmeasured", val("v=missing", "allocs/op", "<", 10), NotTestable, "", "no allocs/op cell matches"},
+		{"value ambiguous", spec.Check{Kind: "value", Num: "lib=bent", Op: "<", Value: 1}, NotTestable, "", "narrow the selector"},
+		{"value with where", spec.Check{Kind: "value", Where: "depth=3", Num: "lib=bent", Op: ">", Value: 100}, Reproduced, "bent [depth=3] = 103", ""},
+
+		{"knee in range", kn("lib=bent", 5, 7), Reproduced, "knee at 6", ""},
+		{"knee exact", kn("lib=bent", 6, 6), Reproduced, "knee at 6", ""},
+		{"knee outside range", kn("lib=bent", 8, 9), Contradicted, "knee at 6", "expected the knee"},
+		{"no knee, enough points", kn("lib=straight", 5, 7), Contradicted, "no significant knee", "expected a knee"},
+		{"no knee, five exact points", kn("lib=short", 2, 4), Contradicted, "no significant knee", "straight there: slope change at"},
+		{"no knee, noisy points", kn("lib=noisy", 5, 7), Inconclusive, "no significant knee", "cannot be ruled out"},
+		{"immaterial bend", kn("lib=gentle", 5, 5), Contradicted, "", "slope change at 5 = 0.5 [0.5, 0.5] against ±1.03"},
+		{"range beyond the sweep", kn("lib=straight", 11, 14), Inconclusive, "no significant knee", "no interior point"},
+		{"range at an end point", kn("lib=straight", 10, 10), Inconclusive, "", "no interior point"},
+		{"knee from few samples", kn("lib=fewsamples", 5, 7), Inconclusive, "", "fewer than 6 samples"},
+		{"too few points", kn("lib=tiny", 1, 3), NotTestable, "", "at least 4"},
+		{"two series", spec.Check{Kind: "knee", A: "bench=BenchmarkDepth", Axis: "depth", Min: 5, Max: 7}, NotTestable, "", "series along"},
+		{"unmeasured series", kn("lib=missing", 5, 7), NotTestable, "", "no sec/op cell matches"},
+		{"knee on four points", kn("lib=low", 2, 3), Inconclusive, "", "too few to rule one out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := spec.Claim{ID: "K1", Checks: []spec.Check{tt.check}}
+			got := Evaluate([]spec.Claim{c}, samples, analysis.DefaultOptions())[0]
+			if got.Verdict != tt.verdict {
+				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, got.Measured, got.Reason)
+			}
+			if !strings.Contains(got.Measured, tt.measure) {
+				t.Errorf("measured = %q, want it to contain %q", got.Measured, tt.measure)
+			}
+			if !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", got.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestCompareOp(t *testing.T) {
+	tests := []struct {
+		x    float64
+		op   string
+		v    float64
+		want bool
+	}{
+		{1, "<", 2, true}, {2, "<", 2, false}, {2, "<=", 2, true}, {3, "<=", 2, false},
+		{3, ">", 2, true}, {2, ">", 2, false}, {2, ">=", 2, true}, {1, ">=", 2, false},
+		{1, "==", 1, false}, {1, "", 1, false},
+	}
+	for _, tt := range tests {
+		if got := compareOp(tt.x, tt.op, tt.v); got != tt.want {
+			t.Errorf("compareOp(%g, %q, %g) = %v, want %v", tt.x, tt.op, tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestHingeBend(t *testing.T) {
+	ts := []float64{1, 2, 3, 4, 5, 6, 7}
+	bent := func(x float64) float64 { return 3 + 2*x + 5*max(0, x-4) }
+	var ys []float64
+	for _, x := range ts {
+		ys = append(ys, bent(x))
+	}
+	c, lo, hi, ok := hingeBend(ts, ys, 4)
+	if !ok || math.Abs(c-5) > 1e-9 || lo > c || hi < c || hi-lo > 1e-6 {
+		t.Errorf("exact hinge: c = %g [%g, %g] ok=%v, want 5 with a zero-width interval", c, lo, hi, ok)
+	}
+	ys[2] += 1 // noise widens the interval around the same estimate
+	c, lo, hi, ok = hingeBend(ts, ys, 4)
+	if !ok || !(lo < c && c < hi) || hi-lo < 0.1 {
+		t.Errorf("noisy hinge: c = %g [%g, %g] ok=%v", c, lo, hi, ok)
+	}
+	if _, _, _, ok := hingeBend(ts[:4], ys[:4], 2); ok {
+		t.Error("hingeBend fitted three parameters to four points")
+	}
+	if _, _, _, ok := hingeBend([]float64{1, 1, 1, 1, 1}, []float64{1, 2, 3, 4, 5}, 1); ok {
+		t.Error("hingeBend fitted a singular design")
+	}
+}
+
+func TestInvert3(t *testing.T) {
+	m := [3][3]float64{{4, 2, 1}, {2, 5, 3}, {1, 3, 6}}
+	inv, ok := invert3(m)
+	if !ok {
+		t.Fatal("invert3 failed on an invertible matrix")
+	}
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			var sum float64
+			for k := 0; k < 3; k++ {
+				sum += m[i][k] * inv[k][j]
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(sum-want) > 1e-12 {
+				t.Errorf("(m·inv)[%d][%d] = %g, want %g", i, j, sum, want)
+			}
+		}
+	}
+	if _, ok := invert3([3][3]float64{{1, 2, 3}, {2, 4, 6}, {1, 1, 1}}); ok {
+		t.Error("invert3 inverted a singular matrix")
+	}
+}

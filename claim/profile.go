@@ -1,0 +1,143 @@
+package claim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/profshare"
+	"github.com/perflab/perflab/spec"
+)
+
+// CellProfile is what checks of kind "profile" read about one cell: the
+// counts of its CPU profile (see package profshare). The report fills
+// these from the run's per-cell CPU profile artifacts and passes them to
+// Evaluate.
+type CellProfile struct {
+	Config string
+	// Name is the cell's benchmark name. Its Procs is the GOMAXPROCS the
+	// profiling pass ran at, or 0 when the pass ran several (-test.cpu with
+	// more than one value), so that a selector on procs matches only a
+	// profile that covers that GOMAXPROCS alone.
+	Name   analysis.Name
+	Counts profshare.Counts
+	Err    error // why the profile could not be read; Counts is then zero
+}
+
+// matches reports whether every key=value pair of sel holds for the cell.
+func (c CellProfile) matches(sel [][2]string) bool {
+	for _, kv := range sel {
+		var v string
+		var ok bool
+		switch kv[0] {
+		case "config":
+			v, ok = c.Config, true
+		case "procs":
+			v, ok = fmt.Sprint(c.Name.Procs), c.Name.Procs > 0
+		default:
+			v, ok = c.Name.Value(kv[0])
+		}
+		if !ok || v != kv[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// selectProfile finds the one cell profile matching all selectors.
+func selectProfile(profiles []CellProfile, sels ...string) (CellProfile, error) {
+	var all [][2]string
+	for _, s := range sels {
+		kv, err := spec.ParseSelector(s)
+		if err != nil {
+			return CellProfile{}, err
+		}
+		all = append(all, kv...)
+	}
+	var found []CellProfile
+	for _, p := range profiles {
+		if p.matches(all) {
+			found = append(found, p)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return CellProfile{}, fmt.Errorf("no profiled cell matches %s in this run", joinSel(sels))
+	case 1:
+		if err := found[0].Err; err != nil {
+			return CellProfile{}, fmt.Errorf("the CPU profile of %s (config %s) could not be read: %v", found[0].Name.Full, found[0].Config, err)
+		}
+		return found[0], nil
+	}
+	return CellProfile{}, fmt.Errorf("%d profiled cells match %s (first %s in %s, %s in %s); narrow the selector",
+		len(found), joinSel(sels), found[0].Name.Full, found[0].Config, found[1].Name.Full, found[1].Config)
+}
+
+// profile judges a check of kind "profile": the share named by Unit of the
+// cell Num's CPU profile samples (or, with Den, that share minus the same
+// share of cell Den) compared to Value with Op. The share's interval is
+// Wilson's, the difference's Newcombe's, at opt.Confidence. The check is
+// reproduced when the whole interval satisfies the relation, contradicted
+// when the whole interval violates it, inconclusive otherwise; it is not
+// testable when the run has no per-cell profile of the cells or a profile
+// holds no samples; the check's note then follows the reason.
+func profile(ch spec.Check, profiles []CellProfile, opt analysis.Options) CheckResult {
+	if len(profiles) == 0 {
+		return CheckResult{Verdict: NotTestable, Reason: `this run has no per-cell CPU profiles (the mode needs profile = "cell" and the profiling pass must have run)`}
+	}
+	kind := ch.Unit
+	if kind == "" || kind == "sec/op" {
+		kind = profshare.HeapLockShare
+	}
+	share := func(sel string) (profshare.Share, error) {
+		p, err := selectProfile(profiles, ch.Where, sel)
+		if err != nil {
+			return profshare.Share{}, err
+		}
+		s, err := p.Counts.Share(kind, opt.Confidence)
+		if err == nil && s.Total == 0 {
+			err = fmt.Errorf("the CPU profile of %s (config %s) holds no samples; raise the mode's profile_benchtime", p.Name.Full, p.Config)
+		}
+		return s, err
+	}
+	notTestable := func(err error) CheckResult {
+		reason := err.Error()
+		if ch.Note != "" {
+			reason += " (" + ch.Note + ")"
+		}
+		return CheckResult{Verdict: NotTestable, Reason: reason}
+	}
+	num, err := share(ch.Num)
+	if err != nil {
+		return notTestable(err)
+	}
+	where := ""
+	if ch.Where != "" {
+		where = " [" + ch.Where + "]"
+	}
+	var label, m string
+	var lo, hi float64
+	if ch.Den == "" {
+		label = short(ch.Num) + where
+		lo, hi = num.Lo, num.Hi
+		m = fmt.Sprintf("%s %s = %s", kind, label, num)
+	} else {
+		den, err := share(ch.Den)
+		if err != nil {
+			return notTestable(err)
+		}
+		d := profshare.NewDiff(num, den)
+		label = short(ch.Num) + " − " + short(ch.Den) + where
+		lo, hi = d.Lo, d.Hi
+		m = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (%d/%d vs %d/%d samples)", kind, label, d.Value, d.Lo, d.Hi, num.Hits, num.Total, den.Hits, den.Total)
+	}
+	m += fmt.Sprintf(", %.0f%% interval from the CPU profile", opt.Confidence*100)
+	holds := func(x float64) bool { return compareOp(x, ch.Op, ch.Value) }
+	switch l, h := holds(lo), holds(hi); {
+	case l && h:
+		return CheckResult{Verdict: Reproduced, Measured: m}
+	case !l && !h:
+		return CheckResult{Verdict: Contradicted, Measured: m, Reason: fmt.Sprintf("expected %s %s %s %g", kind, strings.TrimSpace(label), ch.Op, ch.Value)}
+	}
+	return CheckResult{Verdict: Inconclusive, Measured: m, Reason: fmt.Sprintf("interval of %s straddles %g", label, ch.Value)}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/perflab/perflab/history"
+)
+
+var cmdHistory = &command{
+	rank:    47,
+	name:    "history",
+	summary: "one benchmark's metric over the stored runs, with change points",
+	usage:   "BENCHMARK [--unit U] [--config C] [--json]",
+	help: `
+History prints a benchmark's median (with its confidence interval) in every
+stored run that measured it, oldest first, and flags change points found by
+E-divisive means (a permutation test at --alpha decides each one), naming
+the runs on each side. BENCHMARK is the full name as "perflab export"
+prints it, with or without the "Benchmark" prefix.
+
+Examples:
+  perflab history BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25
+  perflab history Pool/mode=serial/size=64/variant=syncpool/reuse=50-2 --unit B/op`,
+}
+
+type historyFlags struct {
+	common
+	unit, config string
+	asJSON       bool
+	perms        int
+	minSize      int
+}
+
+func (f *historyFlags) declare(fs *flag.FlagSet) {
+	f.dbFlag(fs)
+	f.alphaFlag(fs)
+	fs.StringVar(&f.unit, "unit", "sec/op", "the `unit` to follow")
+	fs.StringVar(&f.config, "config", "", "the perflab `config` (default: the only one, or \"default\")")
+	fs.BoolVar(&f.asJSON, "json", false, "print the series and change points as JSON")
+	fs.IntVar(&f.perms, "permutations", 199, "permutations per change-point test")
+	fs.IntVar(&f.minSize, "min-runs", 3, "fewest runs on each side of a change point")
+}
+
+func init() {
+	flagSets["history"] = func(fs *flag.FlagSet) { new(historyFlags).declare(fs) }
+	register(cmdHistory)
+	cmdHistory.run = func(args []string, stdout, stderr io.Writer) error {
+		var f historyFlags
+		fs := flag.NewFlagSet("history", flag.ContinueOnError)
+		f.declare(fs)
+		pos, err := parse(cmdHistory, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return fmt.Errorf("want one BENCHMARK name, got %d arguments (see \"perflab export latest\" for names)", len(pos))
+		}
+		if f.minSize < 2 {
+			return fmt.Errorf("--min-runs %d: a side needs at least 2 runs", f.minSize)
+		}
+		db, err := openDB(f.db, true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		s, err := history.Load(context.Background(), db, pos[0], history.LoadOptions{Unit: f.unit, Config: f.config, Stats: f.options()})
+		if err != nil {
+			return err
+		}
+		s.Detect(history.EDivisiveOptions{Alpha: f.alpha, Permutations: f.perms, MinSize: f.minSize})
+		if f.asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(s)
+		}
+		return s.WriteText(stdout)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package load
+
+func newPacer() (pacer, error) { return sleepPacer{}, nil }

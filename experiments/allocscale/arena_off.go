@@ -1,0 +1,5 @@
+//go:build !goexperiment.arenas
+
+package allocscale
+
+func newArenaLogger() (Logger, error) { return nil, ErrNeedsArenas }

@@ -1,0 +1,83 @@
+// Package allocscale is the workload of the allocscale experiment: a
+// logging service's requests, each serialising a JSON log record, served
+// by many goroutines per P, to see how the heap allocator scales with
+// GOMAXPROCS, GC settings and Go toolchains.
+//
+// The experiment checks article E of the built-in suite: that allocation-
+// heavy requests make the heap lock (mheap_.lock) the bottleneck, that
+// pooling the serialisation buffers removes it, that contention grows with
+// GOMAXPROCS, that an arena pool cuts it, and that GOGC=10 with a memory
+// limit cuts RSS growth and GC pauses.
+//
+// # The request
+//
+// [NewRequest] makes request number id; a [Logger] turns it into a log
+// record — a map[string]interface{} of ten fields, encoded with
+// json.NewEncoder into a bytes.Buffer, the ~1.4 KB result copied out: two
+// byte slices and one map per request, the article's shape — and writes it
+// to the log output. The variants:
+//
+//   - [Plain]: everything allocated per request.
+//   - [Pooled]: the article's fix; buffer and map from sync.Pools.
+//   - [Presized]: allocated per request, but with the sizes known up front.
+//   - Arena: both byte slices from an arena taken from a per-P pool of
+//     arenas (sync.Pool), freed after 1024 requests. It exists only under
+//     GOEXPERIMENT=arenas (package arena); elsewhere [NewLogger] returns
+//     [ErrNeedsArenas] and the benchmark skips itself as not applicable.
+//
+// [Verify] checks that a variant writes exactly what Plain writes; the
+// benchmark runs it first and fails a variant that does not, so a wrong
+// variant is never ranked.
+//
+// # The benchmark
+//
+// BenchmarkAlloc (in the package's tests) is nested as
+//
+//	BenchmarkAlloc/variant=<plain|pooled|presized|arena>/gpp=<1|8|64|256|1024>/gomaxprocs=<1|2|4|…|128>
+//
+// and serves b.N requests with testing.B.RunParallel from gpp goroutines
+// per P at GOMAXPROCS gomaxprocs, which the benchmark sets itself (and
+// skips, as not applicable, above runtime.NumCPU), so that every cell runs
+// in its own process and its CPU profile covers one GOMAXPROCS. Each
+// worker yields after a request, as a server goroutine waits for its next
+// request, so goroutines per P matter. The log output checksums every
+// record (CRC-32), touching every byte as a writer would.
+//
+// Besides sec/op (per request, the whole process: 1/throughput) and the
+// -benchmem and package benchmetrics units (mutex-wait-sec/op counts
+// runtime-internal locks too), each cell reports:
+//
+//	p99-sec             99th percentile of request latency (log-linear histogram, ≤1/8 relative error)
+//	gc-cpu-frac         GC CPU / all CPU (/cpu/classes/gc/total over /cpu/classes/total)
+//	scav-cpu-frac       scavenger CPU / all CPU (/cpu/classes/scavenge/total)
+//	gc-pause-sec/cycle  stop-the-world GC pause per completed GC cycle
+//	rss-growth-B        peak RSS during the run above the RSS at its start (Linux: VmHWM after clearing it)
+//
+// The CPU classes are updated by the runtime at the end of GC cycles, so a
+// run without a completed cycle reports no fractions.
+//
+// # Profiles
+//
+// The experiment profiles each cell on its own (profile = "cell"). When
+// the test binary writes a CPU profile, TestMain raises the sampling rate
+// to 1000 Hz, so a short pass gives the runtime-lock shares of package
+// profshare a usable interval.
+//
+// # Older toolchains
+//
+// The package and its tests use nothing newer than Go 1.22 (no range over
+// integers, no testing.B.Loop), so that the go1.22 config can build it.
+// That toolchain refuses the module's go.mod, which asks for a newer Go;
+// the config builds with go122.mod instead (config field modfile, the go
+// command's -modfile flag), a module file with a go1.22 line and no
+// requirements: this package and benchmetrics need only the standard
+// library.
+//
+// # Running it
+//
+// With plain go test, from the module root:
+//
+//	go test -run '^$' -bench 'BenchmarkAlloc/variant=(plain|pooled)/gpp=64/' -cpu 1 ./experiments/allocscale/
+//	GOEXPERIMENT=arenas go test -run '^$' -bench 'BenchmarkAlloc/variant=arena/gpp=64/' -cpu 1 ./experiments/allocscale/
+//	cd experiments/allocscale && GOTOOLCHAIN=go1.22.12 go test -modfile=go122.mod -run '^$' -bench 'BenchmarkAlloc/variant=plain/gpp=64/' -cpu 1 .
+package allocscale

@@ -1,0 +1,118 @@
+package jsondepth
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/perflab/perflab/benchmetrics"
+)
+
+// seed is the seed of every benchmarked document.
+const seed = 1
+
+// ops lists the benchmarked operations in benchmark order.
+var ops = []string{OpMarshal, OpUnmarshal, OpAny}
+
+// cell is a prepared benchmark cell: its document, encoding/json's bytes
+// for it and the outcome of the correctness gate.
+type cell struct {
+	doc   any
+	want  []byte
+	setup error // the document could not be built or encoded: a harness error
+	gate  error // the library failed the gate: an incorrect cell
+}
+
+// cells caches prepared cells: go test calls a benchmark function several
+// times while it sizes b.N, and the gate needs to run only once.
+var cells sync.Map // string → *cell
+
+func prepare(lib Library, op string, depth, fanout int) *cell {
+	key := fmt.Sprintf("%s/%s/%d/%d", lib.Name, op, depth, fanout)
+	if c, ok := cells.Load(key); ok {
+		return c.(*cell)
+	}
+	c := &cell{}
+	c.doc, c.setup = New(depth, fanout, seed)
+	if c.setup == nil {
+		c.want, c.setup = json.Marshal(c.doc)
+	}
+	if c.setup == nil {
+		c.gate = Gate(lib, op, c.doc, c.want)
+	}
+	cells.Store(key, c)
+	return c
+}
+
+// BenchmarkJSON times Marshal, Unmarshal and Marshal through an interface
+// for every library, fan-out and depth:
+//
+//	BenchmarkJSON/op=<marshal|unmarshal|any>/lib=<name>/fanout=<1..3>/depth=<1..12>
+func BenchmarkJSON(b *testing.B) {
+	for _, op := range ops {
+		b.Run("op="+op, func(b *testing.B) {
+			for _, lib := range Libraries() {
+				b.Run("lib="+lib.Name, func(b *testing.B) {
+					for fanout := 1; fanout <= MaxFanout; fanout++ {
+						b.Run("fanout="+strconv.Itoa(fanout), func(b *testing.B) {
+							for depth := 1; depth <= MaxDepth; depth++ {
+								b.Run("depth="+strconv.Itoa(depth), func(b *testing.B) {
+									benchCell(b, lib, op, depth, fanout)
+								})
+							}
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// sink keeps results alive so the compiler cannot drop the calls.
+var sink []byte
+
+func benchCell(b *testing.B, lib Library, op string, depth, fanout int) {
+	if lib.Skip != "" {
+		b.Skip(lib.Skip)
+	}
+	c := prepare(lib, op, depth, fanout)
+	if c.setup != nil {
+		b.Fatalf("building the depth %d fan-out %d document: %v", depth, fanout, c.setup)
+	}
+	if c.gate != nil {
+		b.Fatalf("perflab: incorrect: %s", c.gate)
+	}
+	b.ReportAllocs()
+	switch op {
+	case OpMarshal:
+		defer benchmetrics.Measure(b)()
+		for b.Loop() {
+			out, err := lib.Marshal(c.doc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink = out
+		}
+	case OpAny:
+		boxed := Boxed(c.doc)
+		defer benchmetrics.Measure(b)()
+		for b.Loop() {
+			out, err := lib.Marshal(boxed())
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink = out
+		}
+	case OpUnmarshal:
+		zero := func() any { return Zero(depth) }
+		defer benchmetrics.Measure(b)()
+		for b.Loop() {
+			if err := lib.Unmarshal(c.want, zero()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(1, "correct")
+}

@@ -1,0 +1,193 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"html"
+	"io"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/internal/testrun"
+	"github.com/perflab/perflab/report"
+	"github.com/perflab/perflab/store"
+)
+
+// loadSynthetic stores a synthetic run with known crossovers and loads it.
+func loadSynthetic(t *testing.T, opt testrun.Options) (*report.Input, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	opt.ArtifactDir = filepath.Join(dir, "run")
+	id, err := testrun.Store(ctx, db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := report.Load(ctx, db, id, analysis.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, opt.ArtifactDir
+}
+
+var svgRE = regexp.MustCompile(`(?s)<svg class="chart".*?</svg>`)
+
+func TestHTMLReport(t *testing.T) {
+	in, dir := loadSynthetic(t, testrun.Options{})
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, in, report.HTMLOptions{Dir: dir, ArticleHref: func(n string) string { return "/article/" + n }}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+
+	// Self-contained: no scripts, nothing loaded from elsewhere.
+	for _, bad := range []string{"<script", `src="http`, `href="http`, "@import", "url(http"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q; it must not load anything", bad)
+		}
+	}
+	svgs := svgRE.FindAllString(page, -1)
+	if len(svgs) != 2 { // sec/op charted openly, B/op inside its details
+		t.Fatalf("%d charts, want 2", len(svgs))
+	}
+	main := svgs[0]
+	for _, v := range testrun.Variants {
+		if !strings.Contains(main, `<g class="series" data-series="`+v+`"`) {
+			t.Errorf("the sec/op chart has no series %q", v)
+		}
+	}
+	// Crossover markers where the synthetic costs cross plain, and the
+	// knee of tiered.
+	xs := markerXs(t, main, "crossover")
+	for v, want := range testrun.Crossovers {
+		x, ok := xs[v]
+		if !ok || math.Abs(x-want) > 3 {
+			t.Errorf("crossover marker of %s at %v (present %v), want ≈ %v; markers %v", v, x, ok, want, xs)
+		}
+	}
+	if _, ok := xs["freelist"]; ok {
+		t.Errorf("freelist never crosses plain, but has a crossover marker")
+	}
+	if k, ok := markerXs(t, main, "knee")["tiered"]; !ok || math.Abs(k-testrun.KneeTiered) > 10 {
+		t.Errorf("knee marker of tiered at %v (present %v), want ≈ %v", k, ok, testrun.KneeTiered)
+	}
+	for _, s := range svgs {
+		if err := wellFormed(s); err != nil {
+			t.Errorf("chart is not well-formed XML: %v", err)
+		}
+	}
+
+	// The claims table, colour-coded and linked to the article.
+	for _, want := range []string{
+		`<tr class="v-rep" id="claim-S1">`, `<tr class="v-con" id="claim-S2">`, `<tr class="v-nt" id="claim-S3">`,
+		`href="/article/C-syncpool-reuse-rate.txt"`, "✓ reproduced", "✗ contradicted",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// The same facts as the Markdown report: every verdict's measurement,
+	// every environment value, the crossover and knee rows, the artifact.
+	for _, v := range in.Verdicts {
+		if v.Measured != "" && !strings.Contains(page, html.EscapeString(v.Measured)) {
+			t.Errorf("page lacks claim %s's measurement %q", v.ID, v.Measured)
+		}
+	}
+	for _, kv := range in.Env {
+		if !strings.Contains(page, "<dt>"+kv.Key+"</dt><dd>"+html.EscapeString(kv.Value)+"</dd>") {
+			t.Errorf("environment card lacks %s=%s", kv.Key, kv.Value)
+		}
+	}
+	var md bytes.Buffer
+	if err := report.Markdown(&md, in); err != nil {
+		t.Fatal(err)
+	}
+	// Every section and collapsed block of the Markdown report is in the
+	// HTML report too.
+	headings := regexp.MustCompile(`(?m)^## (.*)$|<details><summary>(.*)</summary>`).FindAllStringSubmatch(md.String(), -1)
+	if len(headings) < 6 {
+		t.Fatalf("only %d Markdown headings", len(headings))
+	}
+	for _, h := range headings {
+		title := h[1] + h[2]
+		if !strings.Contains(page, html.EscapeString(title)) {
+			t.Errorf("the Markdown report has %q, the HTML report does not", title)
+		}
+	}
+	if !strings.Contains(page, `href="default/heap.pprof"`) {
+		t.Errorf("the heap profile is not linked relative to the report's directory")
+	}
+	if !strings.Contains(page, `title="median `) || !strings.Contains(page, "95% CI [") {
+		t.Errorf("table cells lack their confidence intervals")
+	}
+}
+
+// markerXs returns the data-x of each marker of a kind, keyed by series.
+func markerXs(t *testing.T, svg, kind string) map[string]float64 {
+	t.Helper()
+	re := regexp.MustCompile(`<g class="marker ` + kind + `" data-x="([^"]+)" data-series="([^"]*)"`)
+	out := map[string]float64{}
+	for _, m := range re.FindAllStringSubmatch(svg, -1) {
+		x, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatalf("bad data-x %q", m[1])
+		}
+		out[m[2]] = x
+	}
+	return out
+}
+
+func wellFormed(s string) error {
+	d := xml.NewDecoder(strings.NewReader(s))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// TestHTMLEscapes: names from the database cannot inject markup.
+func TestHTMLEscapes(t *testing.T) {
+	in, _ := loadSynthetic(t, testrun.Options{})
+	in.Run.Experiment = `<script>alert(1)</script>`
+	in.Env = append(in.Env, store.KV{Key: "note", Value: `"><img src=x onerror=alert(1)>`})
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, in, report.HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "<script>alert") || strings.Contains(buf.String(), "<img src=x") {
+		t.Errorf("unescaped input in the page")
+	}
+}
+
+// TestHTMLWithoutSpec: a run whose spec cannot be read still gets a page
+// with its tables, and says why there are no charts or claims.
+func TestHTMLWithoutSpec(t *testing.T) {
+	in, _ := loadSynthetic(t, testrun.Options{})
+	in.Spec, in.SpecErr = nil, io.ErrUnexpectedEOF
+	report.Analyze(in)
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, in, report.HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"could not be read", "names no analysis axis", `<table class="pivot" data-unit="sec/op">`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+// contended is a real CPU profile of a program contending for the heap
+// lock (see profshare/testdata/gen).
+var contended = filepath.Join("..", "profshare", "testdata", "contended.pprof")
+
+func profileInput(t *testing.T, specText string) *Input {
+	t.Helper()
+	in := &Input{
+		Run: &store.Run{ID: 1, Experiment: "alloc", Mode: "quick", Note: `{"mode":"quick","cpu":[1]}`},
+		Artifacts: []store.Artifact{
+			{Config: "default", Cell: "BenchmarkAlloc/variant=pooled/gomaxprocs=2", Kind: "cpu", Path: filepath.Join(t.TempDir(), "gone.pprof")},
+			{Config: "default", Cell: "BenchmarkAlloc/variant=plain/gomaxprocs=2", Kind: "cpu", Path: contended},
+			{Config: "default", Cell: "BenchmarkAlloc/variant=plain/gomaxprocs=2", Kind: "heap", Path: contended},
+			{Config: "default", Kind: "cpu", Path: contended}, // a pass over all cells: no cell
+		},
+		Opt: analysis.DefaultOptions(),
+	}
+	if specText != "" {
+		s, err := spec.Parse("spec.toml", []byte(specText))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Spec = s
+	}
+	Analyze(in)
+	return in
+}
+
+func TestCellProfiles(t *testing.T) {
+	in := profileInput(t, "")
+	if len(in.Profiles) != 2 {
+		t.Fatalf("%d cell profiles, want the 2 per-cell CPU artifacts: %+v", len(in.Profiles), in.Profiles)
+	}
+	plain, pooled := in.Profiles[0], in.Profiles[1]
+	if plain.Name.Full != "BenchmarkAlloc/variant=plain/gomaxprocs=2" || pooled.Name.Full != "BenchmarkAlloc/variant=pooled/gomaxprocs=2" {
+		t.Errorf("cells %q, %q; want plain, then pooled", plain.Name.Full, pooled.Name.Full)
+	}
+	if plain.Err != nil || plain.Counts.Total == 0 || plain.Counts.HeapLock == 0 || plain.Name.Procs != 1 {
+		t.Errorf("plain: %+v; want the counts of %s and procs 1 (the run's one -test.cpu value)", plain, contended)
+	}
+	if pooled.Err == nil {
+		t.Error("a missing profile file gave no error")
+	}
+
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	(&md{w: w, in: in}).profileShares()
+	w.Flush()
+	out := buf.String()
+	for _, want := range []string{
+		"## Profile shares",
+		"| config | cell | samples | heap lock | any lock |",
+		"| default | BenchmarkAlloc/variant=plain/gomaxprocs=2 | ",
+		"| default | BenchmarkAlloc/variant=pooled/gomaxprocs=2 | — | could not be read: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("section lacks %q:\n%s", want, out)
+		}
+	}
+	share, _ := plain.Counts.Share("heap-lock-share", 0.95)
+	if !strings.Contains(out, fmtShare(share)) {
+		t.Errorf("section lacks the plain cell's heap-lock share %s:\n%s", fmtShare(share), out)
+	}
+}
+
+func TestProfiledProcs(t *testing.T) {
+	sp, err := spec.Parse("spec.toml", []byte(profileSpec(`cpu = [2]`, `not_testable = "no profile here"`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		note string
+		spec *spec.Spec
+		want int
+	}{
+		{"one value in the stored plan", `{"mode":"quick","cpu":[4]}`, sp, 4},
+		{"several values", `{"mode":"quick","cpu":[1,2]}`, sp, 0},
+		{"no stored plan: the spec's mode", `not json`, sp, 2},
+		{"no cpu list anywhere", `{"mode":"quick"}`, nil, 0},
+	}
+	for _, tt := range tests {
+		in := &Input{Run: &store.Run{Mode: "quick", Note: tt.note}, Spec: tt.spec}
+		if got := profiledProcs(in); got != tt.want {
+			t.Errorf("%s: procs %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// profileSpec is a spec with per-cell profiles, the given extra line in
+// [mode.quick], and the given check tables.
+func profileSpec(modeLine, checks string) string {
+	return `name = "alloc"
+driver = "gotest"
+benchmarks = ["BenchmarkAlloc"]
+
+[[axis]]
+key = "variant"
+quick = ["plain", "pooled"]
+
+[[axis]]
+key = "gomaxprocs"
+quick = [2]
+
+[mode.quick]
+rounds = 6
+profile = "cell"
+` + modeLine + `
+
+[mode.full]
+rounds = 6
+profile = "cell"
+
+[[claim]]
+id = "E1"
+text = "the heap lock takes CPU"
+` + checks
+}
+
+func TestAnalyzeJudgesProfileChecks(t *testing.T) {
+	in := profileInput(t, profileSpec("", `
+  [[claim.check]]
+  kind = "profile"
+  where = "gomaxprocs=2"
+  num = "variant=plain"
+  op = ">"
+  value = 0.001
+
+[[claim]]
+id = "E2"
+text = "no profile for pooled"
+
+  [[claim.check]]
+  kind = "profile"
+  num = "variant=pooled"
+  op = "<"
+  value = 0.02
+`))
+	want := []string{claim.Reproduced, claim.NotTestable}
+	if len(in.Verdicts) != len(want) {
+		t.Fatalf("%d verdicts, want %d", len(in.Verdicts), len(want))
+	}
+	for i, v := range in.Verdicts {
+		if v.Verdict != want[i] {
+			t.Errorf("%s: %s (%s %s), want %s", v.ID, v.Verdict, v.Measured, v.Reason, want[i])
+		}
+	}
+	if !strings.Contains(in.Verdicts[0].Measured, "heap-lock-share plain [gomaxprocs=2] = ") {
+		t.Errorf("E1 measured %q, want the plain cell's heap-lock share", in.Verdicts[0].Measured)
+	}
+	if !strings.Contains(in.Verdicts[1].Reason, "could not be read") {
+		t.Errorf("E2 reason %q, want the unreadable profile named", in.Verdicts[1].Reason)
+	}
+}

@@ -1,0 +1,104 @@
+package serve
+
+import "html/template"
+
+const css = `
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1b;margin:0 auto;max-width:1500px;padding:12px 24px 40px}
+nav{display:flex;gap:16px;padding:6px 0 10px;border-bottom:1px solid #d4d4d4;margin-bottom:8px}
+nav a{font-weight:600}
+a{color:#0060a0}
+h1{font-size:1.5em;margin:.3em 0}
+h2{font-size:1.2em;margin:1.4em 0 .4em;border-bottom:1px solid #d4d4d4;padding-bottom:3px}
+table{border-collapse:collapse;margin:.5em 0 1em;font-size:.92em}
+th,td{border:1px solid #d4d4d4;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f6f6f4}
+td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+.note{color:#555;max-width:80em}
+.chip{display:inline-block;border:1px solid #999;border-radius:10px;padding:0 8px;margin:1px 2px;font-size:.9em}
+.v-rep{background:#d7efe5;border-color:#009E73}.v-con{background:#f8dccc;border-color:#D55E00}
+.v-inc{background:#fcf0c6;border-color:#E69F00}.v-nt{background:#e9e9e9;border-color:#777}
+tr.worse td{background:#f8dccc}tr.better td{background:#d7efe5}
+tr.change td{border-top:3px solid #000}
+.gate{padding:8px 12px;border-left:6px solid;margin:8px 0}
+.gate.ok{border-color:#009E73;background:#eef8f3}.gate.fail{border-color:#D55E00;background:#fbece3}
+.err{padding:8px 12px;border-left:6px solid #D55E00;background:#fbece3}
+form{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0}
+label{display:flex;flex-direction:column;font-size:.9em}
+input,select{font:inherit;padding:3px 6px}
+input[name=bench]{min-width:36em}
+figure{margin:0;border:1px solid #d4d4d4;border-radius:6px;padding:4px;max-width:980px}
+svg.chart{width:100%;height:auto;display:block;font:12px system-ui,sans-serif}
+svg.chart .grid{stroke:#e6e6e6}svg.chart .frame{fill:none;stroke:#999}
+svg.chart .tick{fill:#444;font-size:11px}svg.chart .alabel{fill:#333}
+svg.chart .ctitle{font-weight:600;font-size:13px}
+svg.chart .mlabel{font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px}
+`
+
+const head = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}</title><style>` + css + `</style></head><body>
+<nav><a href="/">runs</a><a href="/compare">compare</a><a href="/history">history</a></nav>`
+
+func page(name, body string) *template.Template {
+	return template.Must(template.New(name).Parse(head + body + `</body></html>`))
+}
+
+var runsTmpl = page("runs", `
+<h1>Runs</h1>
+<p class="note">Database <code>{{.DB}}</code>, newest first. Open a run for its report (charts, tables, claims, profiles).</p>
+{{if .Runs}}<table id="runs">
+<thead><tr><th>run</th><th>experiment</th><th>mode</th><th>status</th><th>rounds</th><th>started</th><th>claims</th><th></th></tr></thead>
+<tbody>{{range .Runs}}<tr>
+<td><a class="run" href="/run/{{.ID}}">run {{.ID}}</a></td><td>{{.Experiment}}</td><td>{{.Mode}}</td><td>{{.Status}}</td><td class="num">{{.Rounds}}/{{.RoundsPlanned}}</td>
+<td>{{.StartedAt.Local.Format "2006-01-02 15:04:05"}}</td>
+<td>{{range .Verdicts}}<span class="chip {{.Class}}">{{.Text}}</span>{{end}}</td>
+<td>{{if .Prev}}<a href="/compare?old={{.Prev}}&amp;new={{.ID}}">compare with run {{.Prev}}</a>{{end}}</td>
+</tr>{{end}}</tbody></table>
+{{else}}<p>No runs yet: start one with <code>perflab run poolreuse --quick</code>.</p>{{end}}
+`)
+
+var compareTmpl = page("compare", `
+<h1>Compare runs</h1>
+<form method="get" action="/compare">
+<label>old<select name="old">{{range .Runs}}<option value="{{.ID}}"{{if eq .ID $.Old}} selected{{end}}>run {{.ID}} · {{.Experiment}} · {{.StartedAt.Local.Format "01-02 15:04"}}</option>{{end}}</select></label>
+<label>new<select name="new">{{range .Runs}}<option value="{{.ID}}"{{if eq .ID $.New}} selected{{end}}>run {{.ID}} · {{.Experiment}} · {{.StartedAt.Local.Format "01-02 15:04"}}</option>{{end}}</select></label>
+<label>fail on (optional)<input name="fail_on" value="{{.FailOn}}" placeholder="sec/op>+5%"></label>
+<button type="submit">compare</button>
+</form>
+{{if .ThresholdErr}}<p class="err">{{.ThresholdErr}}</p>{{end}}
+{{if and .OldRun .NewRun}}
+<p>Old: <a href="/run/{{.OldRun.ID}}">run {{.OldRun.ID}}</a> ({{.OldRun.Experiment}}, {{.OldRun.Mode}}); new: <a href="/run/{{.NewRun.ID}}">run {{.NewRun.ID}}</a> ({{.NewRun.Experiment}}, {{.NewRun.Mode}}).</p>
+<p class="note">Δ is median(new)/median(old) − 1 with its {{printf "%.0f" .Confidence}}% distribution-free interval (Hodges–Lehmann on log values); p is the Mann-Whitney U test. A change is marked better or worse only when p &lt; {{.Alpha}}. Geomeans cover only the benchmarks in both runs. A gate rule fails where a change is significant and its whole interval lies beyond the limit.</p>
+{{if .Gate}}{{if .GateOK}}<p class="gate ok" id="gate">Gate passed: no significant change beyond {{.FailOn}}.</p>{{else}}<div class="gate fail" id="gate"><b>Gate failed</b> ({{.FailOn}}):<ul>{{range .Fails}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+{{range .Unmatched}}<p class="err">No compared benchmark reports the unit of rule {{.}}.</p>{{end}}{{end}}
+{{range .Units}}<h2>{{.Unit}}{{if .Geomean}} — geomean {{.Geomean}} over {{.GeoN}} common benchmarks{{end}}</h2>
+<table class="compare" data-unit="{{.Unit}}"><thead><tr><th>benchmark</th><th>old</th><th>new</th><th>Δ</th><th>CI of Δ</th><th>p</th><th></th></tr></thead>
+<tbody>{{range .Rows}}<tr class="{{.Class}}"><td>{{.Name}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Delta}}</td><td class="num">{{.CI}}</td><td class="num">{{.P}}</td><td>{{.Verdict}}{{with .Fail}} <b>{{.}}</b>{{end}}</td></tr>{{end}}</tbody></table>
+{{else}}<p>No benchmark is in both runs.</p>{{end}}
+{{with .OnlyOld}}<p class="note">Only in old, not in any geomean: {{range .}}{{.}}; {{end}}</p>{{end}}
+{{with .OnlyNew}}<p class="note">Only in new, not in any geomean: {{range .}}{{.}}; {{end}}</p>{{end}}
+{{else}}<p>Pick two runs.</p>{{end}}
+`)
+
+var historyTmpl = page("history", `
+<h1>History</h1>
+<form method="get" action="/history">
+<label>benchmark<input name="bench" list="names" value="{{.Bench}}" placeholder="BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25"></label>
+<label>unit<input name="unit" value="{{.Unit}}"></label>
+<label>config<input name="config" value="{{.Config}}" placeholder="(the only one, or default)"></label>
+<button type="submit">show</button>
+</form>
+<datalist id="names">{{range .Names}}<option value="{{.}}">{{end}}</datalist>
+{{with .Err}}<p class="err">{{.}}</p>{{end}}
+{{with .Series}}
+<p class="note">The median of each run that measured {{.Benchmark}} ({{.Unit}}, config {{.Config}}), oldest first, with its confidence interval. Change points come from E-divisive means with a permutation test; each is drawn between the runs it separates.</p>
+<figure>{{$.Chart}}</figure>
+<h2>Change points</h2>
+{{if $.Changes}}<ul id="changes">{{range $.Changes}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None found.</p>{{end}}
+<h2>Runs</h2>
+<table><thead><tr><th>run</th><th>experiment</th><th>started</th><th>median</th><th>CI</th><th>n</th></tr></thead>
+<tbody>{{range $.Rows}}<tr{{if .Change}} class="change"{{end}}><td><a href="/run/{{.RunID}}">run {{.RunID}}</a></td><td>{{.Experiment}}</td><td>{{.Started.Local.Format "2006-01-02 15:04"}}</td><td class="num">{{printf "%.4g" .Median}}</td><td class="num">[{{printf "%.4g" .Lo}}, {{printf "%.4g" .Hi}}]</td><td class="num">{{.N}}</td></tr>{{end}}</tbody></table>
+{{end}}
+`)
+
+var errorTmpl = template.Must(template.New("error").Parse(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>perflab: error {{.Code}}</title><style>` + css + `</style></head><body>
+<nav><a href="/">runs</a><a href="/compare">compare</a><a href="/history">history</a></nav>
+<h1>Error {{.Code}}</h1><p class="err">{{.Msg}}</p></body></html>`))

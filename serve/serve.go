@@ -1,0 +1,599 @@
+// Package serve is perflab's local web UI over a run database: the runs
+// list, each run's HTML report, a comparison of two runs, a benchmark's
+// history with its change points, and every captured profile opened in
+// pprof's own web interface (graph, flame graph, top, source).
+//
+// [New] returns an http.Handler; the caller chooses the address, and
+// "perflab serve" binds 127.0.0.1 unless told otherwise. Everything is
+// rendered on the server from the database: the pages have no scripts and
+// fetch nothing from the network.
+package serve
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/history"
+	"github.com/perflab/perflab/report"
+	"github.com/perflab/perflab/store"
+)
+
+// Options configures the server.
+type Options struct {
+	DB          *store.DB
+	Stats       analysis.Options // zero: analysis.DefaultOptions()
+	ArticlesDir string           // served under /article/; "" serves none
+	Log         io.Writer        // pprof's and the server's messages; nil discards
+}
+
+// Server is the web UI. It is safe for concurrent use.
+type Server struct {
+	opt     Options
+	mux     *http.ServeMux
+	handler http.Handler
+
+	mu    sync.Mutex
+	pprof map[string]http.Handler // by "run/artifact"
+}
+
+// New returns the web UI over opt.DB.
+func New(opt Options) *Server {
+	if opt.Stats.Alpha == 0 {
+		opt.Stats = analysis.DefaultOptions()
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	s := &Server{opt: opt, mux: http.NewServeMux(), pprof: map[string]http.Handler{}}
+	s.mux.HandleFunc("GET /{$}", s.runsPage)
+	s.mux.HandleFunc("GET /run/{id}", s.runPage)
+	s.mux.HandleFunc("GET /run/{id}/report.md", s.runMarkdown)
+	s.mux.HandleFunc("GET /run/{id}/artifact/{i}", s.artifact)
+	s.mux.HandleFunc("/run/{id}/profile/{i}/", s.profile)
+	s.mux.HandleFunc("GET /run/{id}/profile/{i}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Path+"/flamegraph", http.StatusFound)
+	})
+	s.mux.HandleFunc("GET /compare", s.comparePage)
+	s.mux.HandleFunc("GET /history", s.historyPage)
+	s.mux.HandleFunc("GET /article/{name}", s.article)
+	// pprof's UI saves and deletes settings with POSTs; refuse those from
+	// other sites' pages.
+	s.handler = new(http.CrossOriginProtection).Handler(s.mux)
+	return s
+}
+
+// ServeHTTP serves the UI.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.handler.ServeHTTP(w, r)
+}
+
+// httpError is an error with the status to answer.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	var he *httpError
+	switch {
+	case errors.As(err, &he):
+		code = he.code
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, history.ErrNoData):
+		code = http.StatusNotFound
+	}
+	if code == http.StatusInternalServerError {
+		fmt.Fprintf(s.opt.Log, "perflab serve: %v\n", err)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	errorTmpl.Execute(w, struct {
+		Code int
+		Msg  string
+	}{code, err.Error()})
+}
+
+func (s *Server) runID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, &httpError{http.StatusBadRequest, fmt.Sprintf("%q is not a run ID", r.PathValue("id"))}
+	}
+	return id, nil
+}
+
+func (s *Server) load(ctx context.Context, id int64) (*report.Input, error) {
+	return report.Load(ctx, s.opt.DB, id, s.opt.Stats)
+}
+
+// ---- runs list ----
+
+type runRow struct {
+	store.Run
+	Rounds   int
+	Verdicts []verdictChip
+	Prev     int64 // the previous run of the same experiment, 0 if none
+}
+
+type verdictChip struct{ Text, Class string }
+
+func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	runs, err := s.opt.DB.Runs(ctx)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var rows []runRow
+	for i, run := range runs {
+		done, err := s.opt.DB.RoundsDone(ctx, run.ID)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		row := runRow{Run: run, Rounds: len(done)}
+		vs, err := s.opt.DB.Verdicts(ctx, run.ID)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		counts := map[string]int{}
+		for _, v := range vs {
+			counts[v.Verdict]++
+		}
+		for _, v := range []string{"reproduced", "contradicted", "inconclusive", "not testable"} {
+			if counts[v] > 0 {
+				row.Verdicts = append(row.Verdicts, verdictChip{fmt.Sprintf("%d %s", counts[v], v), verdictClass(v)})
+			}
+		}
+		for _, older := range runs[i+1:] { // runs are newest first
+			if older.Experiment == run.Experiment {
+				row.Prev = older.ID
+				break
+			}
+		}
+		rows = append(rows, row)
+	}
+	s.render(w, runsTmpl, struct {
+		Title string
+		DB    string
+		Runs  []runRow
+	}{"perflab runs", s.opt.DB.Path(), rows})
+}
+
+func verdictClass(v string) string {
+	switch v {
+	case "reproduced":
+		return "v-rep"
+	case "contradicted":
+		return "v-con"
+	case "inconclusive":
+		return "v-inc"
+	}
+	return "v-nt"
+}
+
+// ---- a run ----
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	id, err := s.runID(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	in, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	nav := []report.Link{{Text: "← runs", Href: "/"}, {Text: "Markdown", Href: fmt.Sprintf("/run/%d/report.md", id)}}
+	if prev := s.previousRun(r.Context(), in.Run); prev > 0 {
+		nav = append(nav, report.Link{Text: fmt.Sprintf("compare with run %d", prev), Href: fmt.Sprintf("/compare?old=%d&new=%d", prev, id)})
+	}
+	nav = append(nav, report.Link{Text: "history", Href: "/history"})
+	var buf bytes.Buffer
+	err = report.HTML(&buf, in, report.HTMLOptions{
+		Nav:         nav,
+		ArticleHref: func(name string) string { return "/article/" + url.PathEscape(filepath.Base(name)) },
+		ArtifactLinks: func(i int, a store.Artifact) []report.Link {
+			links := []report.Link{{Text: "download", Href: fmt.Sprintf("/run/%d/artifact/%d", id, i)}}
+			if pprofKinds[a.Kind] {
+				links = append([]report.Link{
+					{Text: "flame graph", Href: fmt.Sprintf("/run/%d/profile/%d/flamegraph", id, i)},
+					{Text: "top", Href: fmt.Sprintf("/run/%d/profile/%d/top", id, i)},
+				}, links...)
+			}
+			return links
+		},
+	})
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// previousRun returns the latest run of the same experiment before run, or 0.
+func (s *Server) previousRun(ctx context.Context, run *store.Run) int64 {
+	runs, err := s.opt.DB.Runs(ctx)
+	if err != nil {
+		return 0
+	}
+	var best int64
+	for _, r := range runs {
+		if r.Experiment == run.Experiment && r.ID < run.ID && r.ID > best {
+			best = r.ID
+		}
+	}
+	return best
+}
+
+func (s *Server) runMarkdown(w http.ResponseWriter, r *http.Request) {
+	id, err := s.runID(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	in, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var buf bytes.Buffer
+	if err := report.Markdown(&buf, in); err != nil {
+		s.fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// artifactOf returns artifact i of the run in the request; only files the
+// database records are ever served.
+func (s *Server) artifactOf(r *http.Request) (int64, int, store.Artifact, error) {
+	id, err := s.runID(r)
+	if err != nil {
+		return 0, 0, store.Artifact{}, err
+	}
+	arts, err := s.opt.DB.Artifacts(r.Context(), id)
+	if err != nil {
+		return 0, 0, store.Artifact{}, err
+	}
+	i, err := strconv.Atoi(r.PathValue("i"))
+	if err != nil || i < 0 || i >= len(arts) {
+		return 0, 0, store.Artifact{}, &httpError{http.StatusNotFound, fmt.Sprintf("run %d has no artifact %q (it has %d)", id, r.PathValue("i"), len(arts))}
+	}
+	return id, i, arts[i], nil
+}
+
+func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
+	_, _, a, err := s.artifactOf(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	f, err := os.Open(a.Path)
+	if err != nil {
+		s.fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("the %s artifact is gone from %s: %v", a.Kind, a.Path, err)})
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", a.Config+"-"+filepath.Base(a.Path)))
+	w.Header().Set("Content-Type", "application/octet-stream")
+	http.ServeContent(w, r, filepath.Base(a.Path), st.ModTime(), f)
+}
+
+func (s *Server) profile(w http.ResponseWriter, r *http.Request) {
+	id, i, a, err := s.artifactOf(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if !pprofKinds[a.Kind] {
+		s.fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("a %s artifact is not a pprof profile; download it (for a trace: go tool trace FILE)", a.Kind)})
+		return
+	}
+	key := fmt.Sprintf("%d/%d", id, i)
+	s.mu.Lock()
+	h := s.pprof[key]
+	s.mu.Unlock()
+	if h == nil {
+		if h, err = pprofUI(a.Path, s.opt.Log); err != nil {
+			s.fail(w, err)
+			return
+		}
+		s.mu.Lock()
+		s.pprof[key] = h
+		s.mu.Unlock()
+	}
+	http.StripPrefix(fmt.Sprintf("/run/%d/profile/%d", id, i), h).ServeHTTP(w, r)
+}
+
+func (s *Server) article(w http.ResponseWriter, r *http.Request) {
+	name := filepath.Base(r.PathValue("name"))
+	if s.opt.ArticlesDir == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
+		s.fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("article %q is not available: start perflab serve with --articles DIR", name)})
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(s.opt.ArticlesDir, name))
+	if err != nil {
+		s.fail(w, &httpError{http.StatusNotFound, fmt.Sprintf("article %q is not in %s", name, s.opt.ArticlesDir)})
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write(data)
+}
+
+// ---- compare ----
+
+type compareUnit struct {
+	Unit    string
+	Geomean string
+	GeoN    int
+	Rows    []compareRow
+}
+
+type compareRow struct {
+	Name, Old, New, Delta, CI, P, Verdict, Class, Fail string
+}
+
+func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	runs, err := s.opt.DB.Runs(ctx)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	page := struct {
+		Title        string
+		Runs         []store.Run
+		Old, New     int64
+		FailOn       string
+		OldRun       *store.Run
+		NewRun       *store.Run
+		Units        []compareUnit
+		OnlyOld      []string
+		OnlyNew      []string
+		Fails        []string
+		Unmatched    []string
+		GateOK       bool
+		Gate         bool
+		Alpha        float64
+		Confidence   float64
+		ThresholdErr string
+	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: (1 - s.opt.Stats.Alpha) * 100}
+	parse := func(k string) int64 {
+		v, _ := strconv.ParseInt(q.Get(k), 10, 64)
+		return v
+	}
+	page.Old, page.New = parse("old"), parse("new")
+	if page.New == 0 && len(runs) > 0 {
+		page.New = runs[0].ID
+	}
+	if page.Old == 0 && page.New != 0 {
+		for _, run := range runs {
+			if run.ID == page.New {
+				page.Old = s.previousRun(ctx, &run)
+			}
+		}
+	}
+	if page.Old == 0 || page.New == 0 {
+		s.render(w, compareTmpl, page)
+		return
+	}
+	oldIn, err := s.load(ctx, page.Old)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	newIn, err := s.load(ctx, page.New)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	page.OldRun, page.NewRun = oldIn.Run, newIn.Run
+	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence})
+	res.Sort()
+	var fails []compare.Failure
+	if page.FailOn != "" {
+		ths, err := compare.ParseThresholds(page.FailOn)
+		if err != nil {
+			page.ThresholdErr = err.Error()
+		} else {
+			var unmatched []compare.Threshold
+			fails, unmatched = res.Check(ths)
+			page.Gate, page.GateOK = true, len(fails) == 0
+			for _, u := range unmatched {
+				page.Unmatched = append(page.Unmatched, u.String())
+			}
+			for _, f := range fails {
+				page.Fails = append(page.Fails, fmt.Sprintf("%s @%s: %s %s, %s (p=%.3g) breaks %s", f.Row.Name, f.Row.Config, f.Row.Unit, compare.FormatDelta(f.Row.Delta), compare.FormatCI(f.Row), f.Row.P, f.Threshold))
+			}
+		}
+	}
+	failed := map[string]string{}
+	for _, f := range fails {
+		failed[f.Row.Config+"\x00"+f.Row.Name+"\x00"+f.Row.Unit] = "FAIL " + f.Threshold.String()
+	}
+	index := map[string]int{}
+	for _, row := range res.Rows {
+		ui, ok := index[row.Unit]
+		if !ok {
+			ui = len(page.Units)
+			index[row.Unit] = ui
+			cu := compareUnit{Unit: row.Unit}
+			for _, g := range res.Geomeans {
+				if g.Unit == row.Unit {
+					cu.Geomean, cu.GeoN = compare.FormatDelta(g.Delta), g.N
+				}
+			}
+			page.Units = append(page.Units, cu)
+		}
+		name := row.Name
+		if row.Config != "" {
+			name += " @" + row.Config
+		}
+		class := "same"
+		if row.Better {
+			class = "better"
+		} else if row.Worse {
+			class = "worse"
+		}
+		page.Units[ui].Rows = append(page.Units[ui].Rows, compareRow{
+			Name: name, Old: compare.FormatStat(row.Old, row.Unit), New: compare.FormatStat(row.New, row.Unit),
+			Delta: compare.FormatDelta(row.Delta), CI: compare.FormatCI(row), P: fmt.Sprintf("%.3g", row.P),
+			Verdict: row.Verdict(), Class: class, Fail: failed[row.Config+"\x00"+row.Name+"\x00"+row.Unit],
+		})
+	}
+	page.OnlyOld, page.OnlyNew = res.OnlyOld, res.OnlyNew
+	s.render(w, compareTmpl, page)
+}
+
+// ---- history ----
+
+func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	page := struct {
+		Title, Bench, Unit, Config string
+		Names                      []string
+		Chart                      template.HTML
+		Series                     *history.Series
+		Changes                    []string
+		Err                        string
+		Rows                       []historyRow
+	}{Title: "history", Bench: q.Get("bench"), Unit: cmp.Or(q.Get("unit"), "sec/op"), Config: q.Get("config")}
+	page.Names = s.benchmarkNames(ctx)
+	if page.Bench == "" {
+		s.render(w, historyTmpl, page)
+		return
+	}
+	hs, err := history.Load(ctx, s.opt.DB, page.Bench, history.LoadOptions{Unit: page.Unit, Config: page.Config, Stats: s.opt.Stats})
+	if err != nil {
+		page.Err = err.Error()
+		s.renderStatus(w, http.StatusNotFound, historyTmpl, page)
+		return
+	}
+	hs.Detect(history.EDivisiveOptions{})
+	page.Series, page.Config = hs, hs.Config
+	page.Chart = template.HTML(historyChart(hs).SVG())
+	for _, c := range hs.Changes {
+		page.Changes = append(page.Changes, hs.Describe(c))
+	}
+	for i, p := range hs.Points {
+		row := historyRow{Point: p}
+		for _, c := range hs.Changes {
+			if c.Index == i {
+				row.Change = true
+			}
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	s.render(w, historyTmpl, page)
+}
+
+type historyRow struct {
+	history.Point
+	Change bool
+}
+
+// historyChart draws the series by run, oldest first, with each change
+// point marked between the runs it separates.
+func historyChart(hs *history.Series) *report.Chart {
+	c := &report.Chart{
+		ID:     "history",
+		Title:  fmt.Sprintf("%s @%s", hs.Benchmark, hs.Config),
+		XLabel: "run",
+		YLabel: hs.Unit,
+	}
+	series := report.ChartSeries{Label: "median"}
+	step := max(1, len(hs.Points)/12)
+	for i, p := range hs.Points {
+		x := float64(i + 1)
+		series.Points = append(series.Points, report.ChartPoint{X: x, Y: p.Median, Lo: p.Lo, Hi: p.Hi,
+			Tip: fmt.Sprintf("run %d (%s): median %g %s, n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"), p.Median, hs.Unit, p.N)})
+		if i%step == 0 || i == len(hs.Points)-1 {
+			c.XTicks = append(c.XTicks, x)
+		}
+	}
+	c.XTickLabel = func(x float64) string {
+		i := int(x) - 1
+		if i < 0 || i >= len(hs.Points) {
+			return ""
+		}
+		return strconv.FormatInt(hs.Points[i].RunID, 10)
+	}
+	c.Series = []report.ChartSeries{series}
+	for _, ch := range hs.Changes {
+		c.Markers = append(c.Markers, report.ChartMarker{Kind: report.MarkChange, X: float64(ch.Index) + 0.5, Series: -1,
+			Label: fmt.Sprintf("change after run %d", hs.Points[ch.Index-1].RunID), Tip: hs.Describe(ch)})
+	}
+	return c
+}
+
+// benchmarkNames lists the benchmark names of the latest runs, for the
+// history form.
+func (s *Server) benchmarkNames(ctx context.Context) []string {
+	runs, err := s.opt.DB.Runs(ctx)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for i, run := range runs {
+		if i == 5 {
+			break
+		}
+		rs, err := s.opt.DB.Results(ctx, run.ID)
+		if err != nil {
+			continue
+		}
+		for _, r := range rs {
+			seen["Benchmark"+string(r.Name.Full())] = true
+		}
+	}
+	var out []string
+	for n := range seen {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *Server) render(w http.ResponseWriter, t *template.Template, data any) {
+	s.renderStatus(w, http.StatusOK, t, data)
+}
+
+func (s *Server) renderStatus(w http.ResponseWriter, code int, t *template.Template, data any) {
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		s.fail(w, fmt.Errorf("rendering %s: %w", t.Name(), err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}

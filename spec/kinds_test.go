@@ -1,0 +1,62 @@
+package spec
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestKindsGood(t *testing.T) {
+	s, err := Load(filepath.Join("testdata", "kinds_good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]Check{
+		{{Kind: "knee", Unit: "sec/op", A: "lib=std", Axis: "depth", Min: 6, Max: 6, Line: 25}},
+		{{Kind: "value", Unit: "allocs/op", Where: "depth=8", Num: "lib=iter", Op: "<=", Value: 0, Line: 36}},
+	}
+	if len(s.Claims) != len(want) {
+		t.Fatalf("got %d claims, want %d", len(s.Claims), len(want))
+	}
+	for i, c := range s.Claims {
+		if !reflect.DeepEqual(c.Checks, want[i]) {
+			t.Errorf("claim %s checks =\n%+v\nwant\n%+v", c.ID, c.Checks, want[i])
+		}
+	}
+}
+
+func TestKindsErrors(t *testing.T) {
+	tests := []struct {
+		file   string
+		line   int
+		substr string
+	}{
+		{"kind_value_no_value.toml", 25, `a value check needs value`},
+		{"kind_value_bad_op.toml", 28, `op "==" must be "<", "<=", ">" or ">="`},
+		{"kind_value_foreign.toml", 28, `den is not a field of "value" checks`},
+		{"kind_value_no_num.toml", 25, `a value check needs num`},
+		{"kind_knee_axis_selected.toml", 27, `a selects depth=3, but "depth" is the axis the knee is found along`},
+		{"kind_knee_not_numeric.toml", 28, `axis "lib" must be numeric for a knee`},
+		{"kind_knee_range.toml", 29, `min 7 is greater than max 5`},
+		{"kind_knee_no_max.toml", 25, `a knee check needs min and max`},
+		{"kind_knee_foreign.toml", 29, `op is not a field of "knee" checks`},
+		{"kind_unknown.toml", 26, `unknown kind "slope"; use "ratio", "crossover", "value" or "knee"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tt.file)
+			_, err := Load(path)
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("Load(%s) = %v, want an *Error", path, err)
+			}
+			prefix := path + ":" + strconv.Itoa(tt.line) + ": "
+			if got := err.Error(); !strings.HasPrefix(got, prefix) || !strings.Contains(got, tt.substr) {
+				t.Errorf("error = %q\nwant prefix %q and fragment %q", got, prefix, tt.substr)
+			}
+		})
+	}
+}
