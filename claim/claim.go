@@ -73,6 +73,9 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 		default:
 			cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
 		}
+		if ch.Note != "" && cr.Measured != "" && !strings.Contains(cr.Measured, ch.Note) {
+			cr.Measured += " (" + ch.Note + ")"
+		}
 		r.Checks = append(r.Checks, cr)
 		if cr.Measured != "" {
 			measured = append(measured, cr.Measured)

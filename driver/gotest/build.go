@@ -93,6 +93,18 @@ func (b Build) Key(ctx context.Context) (string, error) {
 	}
 	for _, f := range b.Flags {
 		field("Flags", f)
+		// -modfile names an alternate go.mod (and go.sum beside it) whose
+		// contents decide the build as much as go.mod's do.
+		if mf, ok := strings.CutPrefix(f, "-modfile="); ok {
+			if !filepath.IsAbs(mf) {
+				mf = filepath.Join(b.Dir, mf)
+			}
+			for _, p := range []string{mf, strings.TrimSuffix(mf, ".mod") + ".sum"} {
+				if err := hashFile(h, "modfile."+filepath.Base(p), p, true); err != nil {
+					return "", err
+				}
+			}
+		}
 	}
 
 	// Module files.

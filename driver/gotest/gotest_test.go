@@ -940,3 +940,32 @@ func TestSkipMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyHashesModfile: editing the file -modfile names changes the key.
+func TestKeyHashesModfile(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.26\n",
+		"alt.mod":   "module example.com/m\n\ngo 1.22\n",
+		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc BenchmarkX(b *testing.B) {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := Build{Dir: dir, Package: ".", Flags: []string{"-modfile=alt.mod"}, CacheDir: t.TempDir()}
+	k1, err := b.Key(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "alt.mod"), []byte("module example.com/m\n\ngo 1.23\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k2, err := b.Key(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k1 == k2 {
+		t.Error("changing the -modfile file left the key unchanged")
+	}
+}

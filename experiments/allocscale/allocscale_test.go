@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -227,4 +228,37 @@ func TestPeakRSS(t *testing.T) {
 	if !ok || peak-rss0 < size/2 {
 		t.Errorf("peak RSS %d after touching %d bytes from %d; want it to grow by at least half of them", peak, size, rss0)
 	}
+}
+
+func TestParseStatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string
+		rss, hwm int64
+		ok       bool
+	}{
+		{"both", "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\nThreads:\t5\n", 1 << 20, 2 << 20, true},
+		{"no peak", "VmRSS:\t1024 kB\n", 1 << 20, 0, false},
+		{"other unit", "VmRSS:\t1 MB\nVmHWM:\t2 kB\n", 0, 2 << 10, false},
+		{"garbage number", "VmRSS:\tlots kB\nVmHWM:\t2 kB\n", 0, 2 << 10, false},
+		{"empty", "", 0, 0, false},
+	}
+	for _, tt := range tests {
+		rss, hwm, ok := parseStatus(strings.NewReader(tt.text))
+		if rss != tt.rss || hwm != tt.hwm || ok != tt.ok {
+			t.Errorf("%s: got (%d, %d, %v), want (%d, %d, %v)", tt.name, rss, hwm, ok, tt.rss, tt.hwm, tt.ok)
+		}
+	}
+}
+
+func FuzzParseStatus(f *testing.F) {
+	f.Add("VmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n")
+	f.Add("VmRSS:\t-5 kB\nVmHWM:\t99999999999999999999 kB\n")
+	f.Add(":\n\x00kB")
+	f.Fuzz(func(t *testing.T, text string) {
+		rss, hwm, _ := parseStatus(strings.NewReader(text))
+		if rss < 0 || hwm < 0 {
+			t.Errorf("negative sizes %d, %d from %q", rss, hwm, text)
+		}
+	})
 }

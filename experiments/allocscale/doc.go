@@ -40,7 +40,9 @@
 // skips, as not applicable, above runtime.NumCPU), so that every cell runs
 // in its own process and its CPU profile covers one GOMAXPROCS. Each
 // worker yields after a request, as a server goroutine waits for its next
-// request, so goroutines per P matter. The log output checksums every
+// request, so goroutines per P matter; the yield goes through the
+// scheduler's run queue and its lock, which the any-lock share of a profile
+// sees (the heap-lock share does not). The log output checksums every
 // record (CRC-32), touching every byte as a writer would.
 //
 // Besides sec/op (per request, the whole process: 1/throughput) and the

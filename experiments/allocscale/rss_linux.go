@@ -3,10 +3,7 @@
 package allocscale
 
 import (
-	"bufio"
 	"os"
-	"strconv"
-	"strings"
 )
 
 // ResetPeakRSS resets the kernel's peak resident set size of this process
@@ -34,27 +31,5 @@ func readRSS() (rss, hwm int64, ok bool) {
 		return 0, 0, false
 	}
 	defer f.Close()
-	var gotRSS, gotHWM bool
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, found := strings.Cut(sc.Text(), ":")
-		if !found {
-			continue
-		}
-		fields := strings.Fields(v)
-		if len(fields) != 2 || fields[1] != "kB" {
-			continue
-		}
-		n, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "VmRSS":
-			rss, gotRSS = n<<10, true
-		case "VmHWM":
-			hwm, gotHWM = n<<10, true
-		}
-	}
-	return rss, hwm, gotRSS && gotHWM
+	return parseStatus(f)
 }

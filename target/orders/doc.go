@@ -18,7 +18,8 @@
 // The full middleware chain, outermost first: request id, access log
 // (one synchronous write per request), panic recovery, metrics (status and
 // latency counters), auth check, CORS, timeout. The lean chain keeps
-// request id and auth.
+// request id and auth. The overload guard's token bucket, when switched
+// on, sits in front of either chain.
 //
 // # Profiles
 //
@@ -40,9 +41,11 @@
 // /debug/perflab/metrics ([Metrics]), a CPU profile of any length and
 // sampling rate at /debug/perflab/cpuprofile?ms=N&hz=H, and
 // POST /debug/perflab/guard?rate=R, which switches the overload guard: a
-// token bucket of R requests per second (golang.org/x/time/rate) and a
-// circuit breaker (github.com/sony/gobreaker/v2) around the DB call; shed
-// requests get 429 and 503. rate=0 turns it off.
+// token bucket of R requests per second (golang.org/x/time/rate, burst
+// R/100) in front of the middleware chain, so a shed request costs little,
+// and a circuit breaker (github.com/sony/gobreaker/v2) around the DB call,
+// which opens when half of at least 20 calls in a second fail (a call has
+// 100 ms); shed requests get 429 and 503. rate=0 turns it off.
 //
 // The command "perflab target orders --profile NAME" runs the service;
 // the httpserve experiment runs it as a child process of its benchmarks.
