@@ -146,3 +146,23 @@ func TestLoadRefusesRemote(t *testing.T) {
 	}
 	t.Skipf("cannot create a network namespace here (unshare -n and unshare -rn failed: %v: %s); the refusal is unit-tested in driver/load", lastErr, strings.TrimSpace(string(lastOut)))
 }
+
+func FuzzParseCPUSet(f *testing.F) {
+	for _, s := range []string{"0", "0-3", "0,2-3", "3-1", "-1", "0-5000", ",", "1,,2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cpus, err := parseCPUSet(s)
+		if err != nil {
+			return
+		}
+		if len(cpus) == 0 || len(cpus) > 1024*1024 {
+			t.Fatalf("parseCPUSet(%q) = %d CPUs", s, len(cpus))
+		}
+		for _, c := range cpus {
+			if c < 0 || c > 1023 {
+				t.Fatalf("parseCPUSet(%q) holds CPU %d", s, c)
+			}
+		}
+	})
+}

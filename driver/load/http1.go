@@ -301,8 +301,8 @@ func BuildRequest(method string, u *url.URL, header http.Header) ([]byte, error)
 			hasUA = true
 		}
 		for _, v := range header[k] {
-			if strings.ContainsAny(v, "\r\n\x00") {
-				return nil, fmt.Errorf("header %q has a value with a line break or NUL", k)
+			if !validHeaderValue(v) {
+				return nil, fmt.Errorf("header %q has a value with a line break or another control character", k)
 			}
 			b.WriteString(k)
 			b.WriteString(": ")
@@ -315,6 +315,17 @@ func BuildRequest(method string, u *url.URL, header http.Header) ([]byte, error)
 	}
 	b.WriteString("\r\n")
 	return b.Bytes(), nil
+}
+
+// validHeaderValue accepts visible characters, spaces, tabs and bytes of
+// UTF-8 sequences: no line breaks or other control characters.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func validHeaderName(s string) bool {

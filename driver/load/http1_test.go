@@ -214,3 +214,30 @@ func TestBuildRequest(t *testing.T) {
 		t.Error("POST accepted")
 	}
 }
+
+// FuzzBuildRequest: whatever header a user passes, the request is either
+// refused or parses as exactly one GET request carrying that header.
+func FuzzBuildRequest(f *testing.F) {
+	f.Add("X-Test", "yes")
+	f.Add("Authorization", "Bearer perflab")
+	f.Add("X", "a\r\nInjected: 1")
+	f.Add("Bad Name", "x")
+	f.Fuzz(func(t *testing.T, name, value string) {
+		u, _ := url.Parse("http://127.0.0.1:8080/p")
+		req, err := BuildRequest(http.MethodGet, u, http.Header{name: {value}})
+		if err != nil {
+			return
+		}
+		br := bufio.NewReader(strings.NewReader(string(req)))
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			t.Fatalf("request %q does not parse: %v", req, err)
+		}
+		if _, err := br.Peek(1); err == nil {
+			t.Fatalf("request %q carries more than one request", req)
+		}
+		if got := r.Header.Get(name); got != strings.Trim(value, " \t") && !strings.EqualFold(name, "user-agent") {
+			t.Fatalf("header %q = %q, want %q", name, got, value)
+		}
+	})
+}

@@ -23,6 +23,7 @@ const (
 	maxErrorRate   = 0.01                  // knee: error bound
 	steadyFraction = 0.8                   // steady step: this fraction of the knee
 	overloadFactor = 1.5                   // overload steps: this multiple of the knee
+	guardFraction  = 0.95                  // the guard's token bucket: this fraction of the knee
 	closedConns    = 32                    // closed-model steps: connections
 	lateAfter      = sloP99 / 10           // pacing lag that counts as late (see load.Health)
 	numRequests    = 4096                  // distinct order requests cycled through
@@ -77,20 +78,21 @@ func splitCPUs() (srv, gen []int) {
 	return cpus[len(cpus)/2:], cpus[:len(cpus)/2]
 }
 
-// profilingPass returns the output directory when the binary runs under
-// perflab's profiling pass (a CPU profile or trace was requested), "" for
-// a timed run.
-func profilingPass() (outDir string, ok bool) {
+// profilingPass says whether the binary runs under perflab's profiling
+// pass (a CPU profile or an execution trace was requested), whether it is
+// the trace pass, and the pass's output directory.
+func profilingPass() (outDir string, ok, trace bool) {
 	get := func(name string) string {
 		if f := flag.Lookup(name); f != nil {
 			return f.Value.String()
 		}
 		return ""
 	}
-	if get("test.cpuprofile") == "" && get("test.trace") == "" {
-		return "", false
+	trace = get("test.trace") != ""
+	if get("test.cpuprofile") == "" && !trace {
+		return "", false, false
 	}
-	return get("test.outputdir"), true
+	return get("test.outputdir"), true, trace
 }
 
 func serveCell(b *testing.B, p orders.Profile, step time.Duration, fixedRate float64) {
@@ -104,8 +106,8 @@ func serveCell(b *testing.B, p orders.Profile, step time.Duration, fixedRate flo
 	} else {
 		b.Logf("one CPU: the service and the load generator share it")
 	}
-	outDir, prof := profilingPass()
-	srv := startServer(b, p.Name, srvCPUs, prof)
+	outDir, prof, trace := profilingPass()
+	srv := startServer(b, p.Name, srvCPUs, prof && !trace)
 	defer srv.stop()
 	t, reqs, err := srv.orderRequests(numRequests)
 	if err != nil {
@@ -117,6 +119,18 @@ func serveCell(b *testing.B, p orders.Profile, step time.Duration, fixedRate flo
 	// Warm up: connections, page cache, the DB pool, the JIT of sonic.
 	if _, err := c.run(ctx, 0, step/2, closedConns); err != nil {
 		b.Fatalf("warming up: %v", err)
+	}
+	if trace {
+		// The execution trace shows the load generator, not the service:
+		// one short step keeps the pass quick.
+		b.Run("measure=peak", func(b *testing.B) {
+			r, err := c.run(ctx, 0, c.step/2, closedConns)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(r.Throughput(), "req/s")
+		})
+		return
 	}
 	if prof {
 		c.profilePass(b, p, outDir)
@@ -150,10 +164,10 @@ func (c *cell) runValid(ctx context.Context, rate float64, d time.Duration) (*lo
 
 // serverDelta reports the service's own cost per request between two
 // readings of its metrics: ns/op is its CPU time per request, B/op and
-// allocs/op its heap allocation per request, db-wait-sec/op the time
-// requests waited for a DB connection and db-closed/op the connections the
-// pool closed for exceeding its idle limit.
-func serverDelta(b *testing.B, m0, m1 orders.Metrics) {
+// allocs/op its heap allocation per request; with db, also db-wait-sec/op,
+// the time requests waited for a DB connection, and db-closed/op, the
+// connections the pool closed for exceeding its idle limit.
+func serverDelta(b *testing.B, m0, m1 orders.Metrics, db bool) {
 	n := float64(m1.Requests - m0.Requests)
 	if n <= 0 {
 		return
@@ -161,12 +175,16 @@ func serverDelta(b *testing.B, m0, m1 orders.Metrics) {
 	b.ReportMetric((m1.CPUSeconds-m0.CPUSeconds)*1e9/n, "ns/op")
 	b.ReportMetric(float64(m1.AllocBytes-m0.AllocBytes)/n, "B/op")
 	b.ReportMetric(float64(m1.AllocObjs-m0.AllocObjs)/n, "allocs/op")
-	b.ReportMetric((m1.DBWaitSec-m0.DBWaitSec)/n, "db-wait-sec/op")
-	b.ReportMetric(float64(m1.DBIdleClose-m0.DBIdleClose)/n, "db-closed/op")
+	if db {
+		b.ReportMetric((m1.DBWaitSec-m0.DBWaitSec)/n, "db-wait-sec/op")
+		b.ReportMetric(float64(m1.DBIdleClose-m0.DBIdleClose)/n, "db-closed/op")
+	}
 }
 
 // measured wraps a measurement with readings of the service's metrics.
-func (c *cell) measured(b *testing.B, f func() bool) {
+func (c *cell) measured(b *testing.B, f func() bool) { c.measuredDB(b, false, f) }
+
+func (c *cell) measuredDB(b *testing.B, db bool, f func() bool) {
 	m0, err := c.srv.metrics()
 	if err != nil {
 		b.Fatal(err)
@@ -178,7 +196,7 @@ func (c *cell) measured(b *testing.B, f func() bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	serverDelta(b, m0, m1)
+	serverDelta(b, m0, m1, db)
 }
 
 // skipLimited skips a measure the generator limited: it is not the
@@ -200,7 +218,7 @@ func reportStep(b *testing.B, r *load.Result) {
 // measurePeak: closed-model throughput with closedConns connections.
 func (c *cell) measurePeak(b *testing.B) {
 	c.measured(b, func() bool {
-		r, err := c.run(context.Background(), 0, 2*c.step, closedConns)
+		r, err := c.run(context.Background(), 0, c.step, closedConns)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -299,7 +317,7 @@ func (c *cell) measureSteady(b *testing.B) {
 		b.Skip("not recorded: neither a knee nor a peak throughput to set the rate from")
 	}
 	d := 4 * c.step
-	c.measured(b, func() bool {
+	c.measuredDB(b, true, func() bool {
 		type prof struct {
 			data []byte
 			err  error
@@ -332,6 +350,7 @@ func (c *cell) measureSteady(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(n), "cpu-samples")
+		b.ReportMetric(shares[DBUnit], DBUnit)
 		for _, part := range Parts {
 			b.ReportMetric(shares[part.Unit], part.Unit)
 		}
@@ -366,7 +385,7 @@ func (c *cell) measureCodecs(b *testing.B) {
 			}
 			hdr := http.Header{"Authorization": {"Bearer " + orders.DefaultToken}}
 			c.measured(b, func() bool {
-				r, err := load.Run(context.Background(), load.Step{Target: t, Header: hdr, Duration: c.step, Conns: closedConns})
+				r, err := load.Run(context.Background(), load.Step{Target: t, Header: hdr, Duration: c.step / 2, Conns: closedConns})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -414,7 +433,7 @@ func (c *cell) measureOverload(b *testing.B) {
 	for _, guard := range []string{"off", "on"} {
 		b.Run("guard="+guard, func(b *testing.B) {
 			if guard == "on" {
-				if err := c.srv.setGuard(c.knee.Rate); err != nil {
+				if err := c.srv.setGuard(guardFraction * c.knee.Rate); err != nil {
 					b.Fatal(err)
 				}
 				defer func() {

@@ -30,7 +30,7 @@
 //
 // The measures of a cell, in order, against one running service:
 //
-//   - peak: closed model, 32 connections for 2 steps: req/s.
+//   - peak: closed model, 32 connections for one step: req/s.
 //   - knee: the highest open-model rate whose coordinated-omission-corrected
 //     p99 is at most 20 ms with under 1% errors; coarse steps of ×1.3 from
 //     half the peak, then bisection to 5%; one step per probe. Reports
@@ -39,26 +39,31 @@
 //     errors/op, p50-sec, p90-sec, p99-sec, p999-sec, svc-p99-sec.
 //   - steady: open model at 80% of the knee for 4 steps, with the
 //     service's CPU profile taken at 200 Hz meanwhile: the step's latency
-//     figures and the CPU shares cpu-json-share (JSON encoding),
+//     figures, the CPU shares cpu-json-share (JSON encoding),
 //     cpu-dbconn-share (acquiring, opening, preparing and closing DB
-//     connections), cpu-clock-share (time.Now) and cpu-db-share (all of
-//     SQLite), with cpu-samples, the number of samples they come from.
-//   - doc/codec=<c> (optimized only): closed model for one step against
+//     connections) and cpu-clock-share (time.Now) of the service's own CPU
+//     samples, cpu-samples, their number, and cpu-db-share, the share of all
+//     samples spent by the embedded SQLite engine running queries, which
+//     the own samples exclude because in the article's setup the database
+//     is a server of its own (see Parts); db-wait-sec/op and db-closed/op.
+//   - doc/codec=<c> (optimized only): closed model for half a step against
 //     GET /doc/<c>, one fixed ~1.2 KB order encoded per request by codec c:
 //     req/s, and correct = 1: the response was checked against
 //     encoding/json's first. A codec whose output differs is skipped with
 //     "perflab: incorrect:" and the difference, never ranked (a skip rather
 //     than a failure, so the cell's other measures survive).
 //   - overload/guard=<off|on> (optimized only): open model at 1.5× the knee
-//     for 2 steps, without and with the guard (a token bucket at the knee
-//     rate and a circuit breaker around the DB call): the step's figures and
-//     shed/op, the fraction answered 429 or 503.
+//     for 2 steps, without and with the guard (a token bucket at 95% of the
+//     knee rate in front of the middleware chain, the rest paying for the
+//     rejections, and a circuit breaker around the DB call): the step's
+//     figures and shed/op, the fraction answered 429 or 503.
 //
 // Every reported measure also has ns/op, B/op and allocs/op: the service's
 // CPU time and heap allocation per request over the measure, read from its
 // metrics endpoint (not the load generator's, which go test would report),
-// and db-wait-sec/op and db-closed/op: time waited for a DB connection and
-// connections the pool closed for exceeding its idle limit, per request.
+// (db-wait-sec/op and db-closed/op, on the steady step, are the time
+// waited for a DB connection and the connections the pool closed for
+// exceeding its idle limit, per request).
 //
 // A step the generator limited (late dispatches or its CPU saturated, see
 // driver/load's Health) is repeated once and then skipped with the reason,
@@ -68,11 +73,12 @@
 // shares and per-request costs, but not its latency figures, when the
 // generator dispatched at least 90% of the rate.
 //
-// Under perflab's profiling pass (the binary runs with -test.cpuprofile or
-// -test.trace) a cell instead runs one steady step at half its peak and
-// writes the service's CPU, heap and mutex profiles and the step's HDR
-// histogram log beside the pass's own profiles, named
-// server-<profile>-cpu.pprof, -heap.pprof, -mutex.pprof and -steady.hlog.
+// Under perflab's profiling pass (the binary runs with -test.cpuprofile) a
+// cell instead runs one steady step at half its peak and writes the
+// service's CPU, heap and mutex profiles and the step's HDR histogram log
+// beside the pass's own profiles, named server-<profile>-cpu.pprof,
+// -heap.pprof, -mutex.pprof and -steady.hlog; under the trace pass
+// (-test.trace) it runs one short closed step.
 //
 // # Running it
 //

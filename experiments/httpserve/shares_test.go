@@ -45,6 +45,7 @@ func TestShares(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		stacks map[string]int64
+		own    int64 // samples outside the database engine; 0: all of them
 		want   map[string]float64
 	}{
 		{
@@ -55,7 +56,19 @@ func TestShares(t *testing.T) {
 				"modernc.org/sqlite/lib.X;database/sql.(*DB).conn;database/sql.(*Stmt).connStmt;database/sql.(*Stmt).Query": 2,
 				"syscall.write;net.(*conn).Write":                                                                           1,
 			},
-			want: map[string]float64{"cpu-json-share": 0.6, "cpu-clock-share": 0.1, "cpu-dbconn-share": 0.2, "cpu-db-share": 0.2},
+			want: map[string]float64{"cpu-json-share": 0.6, "cpu-clock-share": 0.1, "cpu-dbconn-share": 0.2, "cpu-db-share": 0},
+		},
+		{
+			name: "query work of the embedded database is set apart",
+			stacks: map[string]int64{
+				"encoding/json.Marshal;main.handler":                                      3,
+				"modernc.org/sqlite/lib._sqlite3VdbeExec;modernc.org/sqlite.(*conn).step": 4,
+				"modernc.org/libc.Xmemcpy;database/sql.(*Stmt).QueryContext":              2,
+				"modernc.org/sqlite/lib.X;database/sql.(*DB).conn":                        1,
+				"main.other": 1,
+			},
+			own:  5,
+			want: map[string]float64{"cpu-json-share": 0.6, "cpu-dbconn-share": 0.2, "cpu-db-share": 6.0 / 11},
 		},
 		{
 			name: "a frame counts once per sample",
@@ -93,6 +106,9 @@ func TestShares(t *testing.T) {
 			for _, c := range tt.stacks {
 				total += c
 			}
+			if tt.own != 0 {
+				total = tt.own
+			}
 			if n != total {
 				t.Errorf("samples %d, want %d", n, total)
 			}
@@ -119,9 +135,9 @@ func TestSharesOfServiceProfile(t *testing.T) {
 	if n < 20 {
 		t.Fatalf("%d samples", n)
 	}
-	for _, part := range Parts {
-		if v := got[part.Unit]; v < 0 || v > 1 {
-			t.Errorf("%s = %g", part.Unit, v)
+	for _, unit := range append([]string{DBUnit}, units(Parts)...) {
+		if v := got[unit]; v < 0 || v > 1 {
+			t.Errorf("%s = %g", unit, v)
 		}
 	}
 	// The baseline encodes with encoding/json, reads SQLite and logs with time.Now.
@@ -159,4 +175,12 @@ func FuzzShares(f *testing.F) {
 			}
 		}
 	})
+}
+
+func units(parts []Part) []string {
+	var u []string
+	for _, p := range parts {
+		u = append(u, p.Unit)
+	}
+	return u
 }

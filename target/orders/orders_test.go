@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -319,4 +320,42 @@ func TestServeDocAndSide(t *testing.T) {
 	if code, _, _ := get(t, "http://"+side+"/debug/pprof/heap", ""); code != http.StatusOK {
 		t.Fatalf("heap profile: %d", code)
 	}
+}
+
+// FuzzOrderPath: any request path and token get a well-formed answer —
+// an order, 401, 404 or 405 — never a panic or a 500.
+func FuzzOrderPath(f *testing.F) {
+	path, err := testDB()
+	if err != nil {
+		f.Fatal(err)
+	}
+	store, err := OpenStore(context.Background(), path, true, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer store.Close()
+	p, _ := ProfileByName("baseline")
+	codec, _ := CodecByName(p.Codec)
+	s := &server{cfg: Config{Profile: p, Token: DefaultToken, Timeout: time.Second}, store: store, codec: codec,
+		clock: sysClock{}, log: io.Discard, doc: genOrder(42), docCodecs: map[string]error{}}
+	h := s.handler()
+	for _, seed := range []string{"/order/1", "/order/0", "/order/-5", "/order/99999999999999999999", "/order/1x", "/doc/std", "/doc/nope", "/", "/order/"} {
+		f.Add(seed, true)
+	}
+	f.Fuzz(func(t *testing.T, path string, auth bool) {
+		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1"+path, nil)
+		if err != nil || req.URL.Path == "" || !strings.HasPrefix(req.URL.Path, "/") {
+			return
+		}
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+DefaultToken)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		switch w.Code {
+		case http.StatusOK, http.StatusUnauthorized, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		default:
+			t.Fatalf("GET %q (auth %v): %d %s", path, auth, w.Code, w.Body)
+		}
+	})
 }
