@@ -165,7 +165,8 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 // ruleOutBend tests, at every interior xs[i] in [lo, hi], whether the
 // change of slope of a hinge there is provably immaterial (see knee). It
 // returns whether all tested points rule a bend out, how many were tested,
-// and a description of the widest interval.
+// and what the tests found: the widest interval, or a point whose interval
+// shows a material bend by itself.
 func ruleOutBend(xs, ys []float64, lo, hi float64, logX bool) (ruled bool, tested int, why string) {
 	ts := slices.Clone(xs)
 	if logX {
@@ -174,12 +175,13 @@ func ruleOutBend(xs, ys []float64, lo, hi float64, logX bool) (ruled bool, teste
 		}
 	}
 	slope, ok := lineSlope(ts, ys)
-	if !ok {
-		return false, 0, "the points do not determine a line"
+	if !ok || slope == 0 {
+		return false, 0, "the points do not determine a sloped line"
 	}
-	margin := kneeMaterial * math.Abs(slope)
+	pct := func(v float64) string { return fmt.Sprintf("%+.0f%%", 100*v/math.Abs(slope)) }
 	ruled = true
 	worst := -1.0
+	var bends []string
 	for i := 1; i < len(xs)-1; i++ {
 		if xs[i] < lo || xs[i] > hi {
 			continue
@@ -189,12 +191,23 @@ func ruleOutBend(xs, ys []float64, lo, hi float64, logX bool) (ruled bool, teste
 		if !ok {
 			return false, tested, fmt.Sprintf("no hinge fit at %g", xs[i])
 		}
-		within := clo > -margin && chi < margin
-		ruled = ruled && within
-		if w := math.Max(math.Abs(clo), math.Abs(chi)); w > worst {
-			worst = w
-			why = fmt.Sprintf("slope change at %g = %.3g [%.3g, %.3g] against ±%.3g (10%% of the series' slope %.3g)", xs[i], c, clo, chi, margin, slope)
+		margin := kneeMaterial * math.Abs(slope)
+		ruled = ruled && clo > -margin && chi < margin
+		desc := fmt.Sprintf("at %g the slope changes by %s [%s, %s] of the series' slope", xs[i], pct(c), pct(clo), pct(chi))
+		if clo > margin || chi < -margin {
+			bends = append(bends, desc)
 		}
+		if w := math.Max(math.Abs(clo), math.Abs(chi)); w > worst {
+			worst, why = w, desc
+		}
+	}
+	switch {
+	case len(bends) > 0:
+		why = strings.Join(bends, "; ") + ", a bend by itself, though the search over all breakpoints does not single it out as the knee"
+	case ruled:
+		why += fmt.Sprintf(", within ±%.0f%%", 100*kneeMaterial)
+	default:
+		why += fmt.Sprintf(", not within ±%.0f%%", 100*kneeMaterial)
 	}
 	return ruled && tested > 0, tested, why
 }

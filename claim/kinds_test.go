@@ -34,6 +34,17 @@ func TestValueAndKnee(t *testing.T) {
 	samples = append(samples, depthSeries("low", []float64{1, 2, 3, 4}, func(x float64) float64 { return 100 + 10*x })...)
 	// noisy: a straight line whose medians wobble by ±40% of its slope.
 	samples = append(samples, depthSeries("noisy", ten, func(x float64) float64 { return 100 + 10*x + 4*float64(int(x)%3-1) })...)
+	// late: slope 10, then 20 after depth 10, with medians wobbling by ±6:
+	// the hinge at 10 is a bend by itself, but the search over all
+	// breakpoints is not significant.
+	lateXs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 10, 12}
+	for i, x := range lateXs {
+		y := 100 + 10*x + 10*max(0, x-10) - 6
+		if i%2 == 1 {
+			y += 12
+		}
+		samples = append(samples, sample(fmt.Sprintf("BenchmarkDepth/lib=late/depth=%g", x), "sec/op", around(y)))
+	}
 	// gentle: a slope change of 5%, too small to count as a knee.
 	samples = append(samples, depthSeries("gentle", ten, func(x float64) float64 {
 		if x <= 5 {
@@ -81,9 +92,10 @@ func TestValueAndKnee(t *testing.T) {
 		{"knee exact", kn("lib=bent", 6, 6), Reproduced, "knee at 6", ""},
 		{"knee outside range", kn("lib=bent", 8, 9), Contradicted, "knee at 6", "expected the knee"},
 		{"no knee, enough points", kn("lib=straight", 5, 7), Contradicted, "no significant knee", "expected a knee"},
-		{"no knee, five exact points", kn("lib=short", 2, 4), Contradicted, "no significant knee", "straight there: slope change at"},
+		{"no knee, five exact points", kn("lib=short", 2, 4), Contradicted, "no significant knee", "straight there: at 2 the slope changes by +0% [-0%, +0%]"},
 		{"no knee, noisy points", kn("lib=noisy", 5, 7), Inconclusive, "no significant knee", "cannot be ruled out"},
-		{"immaterial bend", kn("lib=gentle", 5, 5), Contradicted, "", "slope change at 5 = 0.5 [0.5, 0.5] against ±1.03"},
+		{"bend only at the claimed point", kn("lib=late", 10, 10), Inconclusive, "no significant knee", "at 10 the slope changes by +119% [+25%, +213%] of the series' slope, a bend by itself"},
+		{"immaterial bend", kn("lib=gentle", 5, 5), Contradicted, "", "at 5 the slope changes by +5% [+5%, +5%] of the series' slope, within ±10%"},
 		{"range beyond the sweep", kn("lib=straight", 11, 14), Inconclusive, "no significant knee", "no interior point"},
 		{"range at an end point", kn("lib=straight", 10, 10), Inconclusive, "", "no interior point"},
 		{"knee from few samples", kn("lib=fewsamples", 5, 7), Inconclusive, "", "fewer than 6 samples"},

@@ -30,6 +30,12 @@ const (
 //
 // doc is a *L<depth> from New; want is encoding/json's Marshal of doc.
 func Gate(lib Library, op string, doc any, want []byte) error {
+	if err := checkDoc(doc); err != nil {
+		return err
+	}
+	if lib.Skip != "" {
+		return fmt.Errorf("library %s cannot run in this build: %s", lib.Name, lib.Skip)
+	}
 	switch op {
 	case OpMarshal, OpAny:
 		in := doc
@@ -61,6 +67,9 @@ func Gate(lib Library, op string, doc any, want []byte) error {
 // CheckMarshal checks one library's Marshal output got for the document
 // doc (a pointer) against want, encoding/json's output for doc.
 func CheckMarshal(got []byte, doc any, want []byte) error {
+	if err := checkDoc(doc); err != nil {
+		return err
+	}
 	back := reflect.New(reflect.TypeOf(doc).Elem()).Interface()
 	if err := json.Unmarshal(got, back); err != nil {
 		return fmt.Errorf("output does not decode with encoding/json: %v; output begins %s", err, snippet(got, 0))
@@ -78,6 +87,15 @@ func CheckMarshal(got []byte, doc any, want []byte) error {
 	}
 	if i := firstByte(ng, nw); i >= 0 {
 		return fmt.Errorf("output differs from encoding/json's after normalising at byte %d: got %s, want %s", i, snippet(ng, i), snippet(nw, i))
+	}
+	return nil
+}
+
+// checkDoc reports a document that is not a non-nil pointer to a struct.
+func checkDoc(doc any) error {
+	t := reflect.TypeOf(doc)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || reflect.ValueOf(doc).IsNil() {
+		return fmt.Errorf("the document must be a non-nil pointer to a struct such as New returns, not %T", doc)
 	}
 	return nil
 }

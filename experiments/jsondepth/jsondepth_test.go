@@ -219,6 +219,7 @@ func TestGateCatchesWrongEncoders(t *testing.T) {
 			return nil
 		}}, OpUnmarshal, ".Items[1].Next.Wrap.Child.Score: got 0, want"},
 		{"unknown op", std, "encode", "unknown op"},
+		{"skipped library", Library{Name: "gone", Skip: "needs another GOARCH"}, OpMarshal, "cannot run in this build: needs another GOARCH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,6 +245,22 @@ func TestGateCatchesWrongEncoders(t *testing.T) {
 				t.Errorf("gate error = %q, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestGateRejectsBadDocuments(t *testing.T) {
+	std, _ := Lookup("encoding_json")
+	var nilDoc *L3
+	for _, doc := range []any{nil, L1{}, nilDoc, new(int)} {
+		if err := Gate(std, OpMarshal, doc, []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "non-nil pointer to a struct") {
+			t.Errorf("Gate(%T) error = %v", doc, err)
+		}
+		if err := CheckMarshal([]byte(`{}`), doc, []byte(`{}`)); err == nil {
+			t.Errorf("CheckMarshal(%T) accepted the document", doc)
+		}
+	}
+	if _, ok := Lookup("fxamacker"); ok {
+		t.Error("Lookup found a library that is not in the experiment")
 	}
 }
 
