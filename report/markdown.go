@@ -260,7 +260,7 @@ func (m *md) breakEven() {
 		if !ok {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("| %s | %s | %.3g | %g – %g | %s |", esc(other), esc(shortVs(base, a.By)), c.X, c.Lo, c.Hi, direction(c, other == c.A)))
+		lines = append(lines, fmt.Sprintf("| %s | %s | %.3g | %g – %g | %s |", esc(m.withConfig(other, c.Config)), esc(shortVs(base, a.By)), c.X, c.Lo, c.Hi, direction(c, other == c.A)))
 	}
 	lines = append(lines, m.noCrossings(unit)...)
 	slices.SortStableFunc(lines, naturalCompare)
@@ -313,8 +313,8 @@ func (m *md) noCrossings(unit string) []string {
 	crossed := map[string]bool{}
 	for _, c := range m.in.Crossovers {
 		if c.Unit == unit {
-			crossed[c.A+"\x00"+c.B] = true
-			crossed[c.B+"\x00"+c.A] = true
+			crossed[c.Config+"\x00"+c.A+"\x00"+c.B] = true
+			crossed[c.Config+"\x00"+c.B+"\x00"+c.A] = true
 		}
 	}
 	type key struct{ config, rest string }
@@ -340,7 +340,7 @@ func (m *md) noCrossings(unit string) []string {
 		}
 		base := bases[key{s.Config, s.Name.Without(a.Axis, a.By)}]
 		name := seriesOf(s)
-		if base == nil || done[name+"@"+s.Config] || crossed[name+"\x00"+seriesOf(base)] {
+		if base == nil || done[name+"@"+s.Config] || crossed[s.Config+"\x00"+name+"\x00"+seriesOf(base)] {
 			continue
 		}
 		done[name+"@"+s.Config] = true
@@ -369,7 +369,7 @@ func (m *md) noCrossings(unit string) []string {
 			}
 		}
 		verdict := fmt.Sprintf("faster at %d, slower at %d, same at %d of %d points", faster, slower, len(pts)-faster-slower, len(pts))
-		lines = append(lines, fmt.Sprintf("| %s | %s | none in %g–%g | | %s |", esc(name), esc(shortVs(seriesOf(base), a.By)), pts[0].X, pts[len(pts)-1].X, verdict))
+		lines = append(lines, fmt.Sprintf("| %s | %s | none in %g–%g | | %s |", esc(m.withConfig(name, s.Config)), esc(shortVs(seriesOf(base), a.By)), pts[0].X, pts[len(pts)-1].X, verdict))
 	}
 	return lines
 }
@@ -491,6 +491,14 @@ func leadingNumber(s string) (num, rest string) {
 func shortVs(series, by string) string {
 	if v, ok := analysis.ParseName(series).Value(by); ok {
 		return by + "=" + v
+	}
+	return series
+}
+
+// withConfig labels a series with its config when the run has several.
+func (m *md) withConfig(series, config string) string {
+	if config != "" && len(m.in.Configs) > 1 {
+		return series + " @" + config
 	}
 	return series
 }
