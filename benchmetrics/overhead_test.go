@@ -14,7 +14,7 @@ var overheadSink uint64
 
 // overheadWork hashes overheadInput three times over: deterministic,
 // allocation-free, about 50ns. It only loads memory and keeps its state in
-// registers, so its speed does not depend on where the stack or the
+// registers, so its speed depends little on where the stack or the
 // testing.B happen to lie.
 func overheadWork() uint64 {
 	h := uint64(0xcbf29ce484222325)

@@ -15,9 +15,11 @@
 // listed, never averaged in.
 //
 // [ParseThresholds] reads gate rules such as "sec/op>+5%"; [Result.Check]
-// fails a rule only where a change is significant (p < α) and its whole
-// confidence interval lies beyond the threshold, so noise or a change too
-// small to matter never fails a build.
+// fails a rule only where a change is a discovery (its p-value passes the
+// Benjamini–Hochberg procedure at α over all rows of the unit) and its whole
+// confidence interval lies beyond the threshold, so noise, chance hits
+// among hundreds of benchmarks, or a change too small to matter never fail
+// a build.
 package compare
 
 import (

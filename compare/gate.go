@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -104,26 +105,57 @@ type Failure struct {
 }
 
 // Check applies the thresholds to the comparison. A row fails a rule of
-// its unit when its change is significant (p < α) and its confidence
-// interval lies wholly beyond the limit. unmatched lists the rules whose
-// unit no compared benchmark reports, usually a typo.
+// its unit when its change is a discovery and its confidence interval lies
+// wholly beyond the limit. Discoveries are the rows whose U-test p-values
+// pass the Benjamini–Hochberg procedure at α over all rows of the unit:
+// comparing hundreds of benchmarks then does not fail a build on the few
+// that differ by chance (an A/A comparison), while a change that shows in
+// many rows, or strongly in a few, still does. unmatched lists the rules
+// whose unit no compared benchmark reports, usually a typo.
 func (r *Result) Check(ths []Threshold) (fails []Failure, unmatched []Threshold) {
+	alpha := r.Opt.Alpha
+	if !(alpha > 0 && alpha < 1) {
+		alpha = 0.05
+	}
 	for _, t := range ths {
-		seen := false
+		var rows []Row
 		for _, row := range r.Rows {
-			if row.Unit != t.Unit {
-				continue
+			if row.Unit == t.Unit {
+				rows = append(rows, row)
 			}
-			seen = true
-			if Breaks(row, t) {
+		}
+		if len(rows) == 0 {
+			unmatched = append(unmatched, t)
+			continue
+		}
+		cut := bhCutoff(rows, alpha)
+		for _, row := range rows {
+			if row.P <= cut && Breaks(row, t) {
 				fails = append(fails, Failure{Row: row, Threshold: t})
 			}
 		}
-		if !seen {
-			unmatched = append(unmatched, t)
-		}
 	}
 	return fails, unmatched
+}
+
+// bhCutoff is the Benjamini–Hochberg p-value cutoff at false discovery rate
+// alpha: the largest p_(k) with p_(k) ≤ k·alpha/m. It is −1 when no row is
+// a discovery.
+func bhCutoff(rows []Row, alpha float64) float64 {
+	ps := make([]float64, 0, len(rows))
+	for _, r := range rows {
+		if !math.IsNaN(r.P) {
+			ps = append(ps, r.P)
+		}
+	}
+	slices.Sort(ps)
+	cut := -1.0
+	for k, p := range ps {
+		if p <= float64(k+1)*alpha/float64(len(ps)) {
+			cut = p
+		}
+	}
+	return cut
 }
 
 // Breaks reports whether one row breaks one rule.

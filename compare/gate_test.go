@@ -91,3 +91,39 @@ func FuzzParseThresholds(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckControlsFalseDiscoveries: among hundreds of unchanged rows, one
+// that looks significant by chance does not fail the gate; a regression
+// seen across many rows does.
+func TestCheckControlsFalseDiscoveries(t *testing.T) {
+	th, err := ParseThresholds("sec/op>+5%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(p, lo float64) Row {
+		return Row{Unit: "sec/op", P: p, Signif: p < 0.05, Delta: lo + 0.05, DeltaLo: lo, DeltaHi: lo + 0.1}
+	}
+	var aa Result
+	aa.Opt.Alpha = 0.05
+	for i := 0; i < 400; i++ {
+		aa.Rows = append(aa.Rows, row(0.5, -0.05))
+	}
+	aa.Rows = append(aa.Rows, row(0.0043, 0.12)) // one chance hit, as in a real A/A run
+	if fails, _ := aa.Check(th); len(fails) != 0 {
+		t.Errorf("A/A with one chance hit failed %d rows", len(fails))
+	}
+	var planted Result
+	planted.Opt.Alpha = 0.05
+	for i := 0; i < 400; i++ {
+		planted.Rows = append(planted.Rows, row(0.0022, 0.15)) // every benchmark 20% slower
+	}
+	if fails, _ := planted.Check(th); len(fails) != 400 {
+		t.Errorf("planted regression failed %d of 400 rows", len(fails))
+	}
+	// A single row alone is judged at plain alpha.
+	single := Result{Rows: []Row{row(0.0022, 0.15)}}
+	single.Opt.Alpha = 0.05
+	if fails, _ := single.Check(th); len(fails) != 1 {
+		t.Errorf("a lone significant regression passed the gate")
+	}
+}
