@@ -16,6 +16,7 @@ func isolate(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	dieWithParent(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 }
 
