@@ -278,7 +278,8 @@ func recordEnv(ctx context.Context, opt Options, runID int64, phase string, prog
 		return fmt.Errorf("measuring noise: %w", err)
 	}
 	kv = append(kv, store.KV{Key: "noise-" + phase, Value: noise.String()})
-	fmt.Fprintf(progress, "perflab: noise %s the run: %s\n", phase, noise)
+	when := map[string]string{"before": "before the run", "after": "after the run", "after-resume": "after the resumed run"}[phase]
+	fmt.Fprintf(progress, "perflab: noise %s: %s\n", when, noise)
 	return opt.DB.SetEnv(context.WithoutCancel(ctx), runID, kv)
 }
 
