@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -230,4 +231,35 @@ func (s Summary) Spread() float64 {
 		return math.NaN()
 	}
 	return math.Max(s.Hi-s.Center, s.Center-s.Lo) / math.Abs(s.Center)
+}
+
+// CompareNames orders benchmark names with numbers by value, so that
+// size=64 comes before size=1024; it suits slices.SortFunc.
+func CompareNames(a, b string) int {
+	for a != "" && b != "" {
+		na, ra := leadingNumber(a)
+		nb, rb := leadingNumber(b)
+		if na != "" && nb != "" {
+			x, _ := strconv.ParseFloat(na, 64)
+			y, _ := strconv.ParseFloat(nb, 64)
+			if c := cmp.Compare(x, y); c != 0 {
+				return c
+			}
+			a, b = ra, rb
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func leadingNumber(s string) (num, rest string) {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' && i > 0) {
+		i++
+	}
+	return s[:i], s[i:]
 }

@@ -163,3 +163,24 @@ func TestKneesAndCrossoversOnSamples(t *testing.T) {
 }
 
 func itoa(i int) string { return string(rune('0'+i/10%10)) + string(rune('0'+i%10)) }
+
+func TestCompareNames(t *testing.T) {
+	names := []string{
+		"BenchmarkPool/size=8192/variant=plain",
+		"BenchmarkPool/size=64/variant=plain-2",
+		"BenchmarkPool/size=1024/variant=plain",
+		"BenchmarkPool/size=64/variant=plain",
+		"BenchmarkPool/size=64/variant=freelist",
+	}
+	want := []string{
+		"BenchmarkPool/size=64/variant=freelist",
+		"BenchmarkPool/size=64/variant=plain",
+		"BenchmarkPool/size=64/variant=plain-2",
+		"BenchmarkPool/size=1024/variant=plain",
+		"BenchmarkPool/size=8192/variant=plain",
+	}
+	slices.SortFunc(names, CompareNames)
+	if !slices.Equal(names, want) {
+		t.Errorf("sorted:\n%q\nwant\n%q", names, want)
+	}
+}

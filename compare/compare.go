@@ -26,7 +26,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -324,40 +323,9 @@ func (r *Result) Sort() {
 		return 1
 	}
 	slices.SortStableFunc(r.Rows, func(a, b Row) int {
-		return cmp.Or(cmp.Compare(rank(a.Unit), rank(b.Unit)), cmp.Compare(a.Unit, b.Unit), cmp.Compare(a.Config, b.Config), naturalCompare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(rank(a.Unit), rank(b.Unit)), cmp.Compare(a.Unit, b.Unit), cmp.Compare(a.Config, b.Config), analysis.CompareNames(a.Name, b.Name))
 	})
 	slices.SortStableFunc(r.Geomeans, func(a, b Geomean) int {
 		return cmp.Or(cmp.Compare(rank(a.Unit), rank(b.Unit)), cmp.Compare(a.Unit, b.Unit))
 	})
-}
-
-// naturalCompare orders strings with numbers by value: size=64 before
-// size=1024.
-func naturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		na, ra := leadingNumber(a)
-		nb, rb := leadingNumber(b)
-		if na != "" && nb != "" {
-			x, _ := strconv.ParseFloat(na, 64)
-			y, _ := strconv.ParseFloat(nb, 64)
-			if c := cmp.Compare(x, y); c != 0 {
-				return c
-			}
-			a, b = ra, rb
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func leadingNumber(s string) (num, rest string) {
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' && i > 0) {
-		i++
-	}
-	return s[:i], s[i:]
 }

@@ -133,7 +133,7 @@ func (in *Input) incorrectCells() []incorrectCell {
 		out = append(out, incorrectCell{config: f.Config, name: analysis.ParseName(f.Cell), diff: strings.TrimSpace(diff)})
 	}
 	slices.SortStableFunc(out, func(a, b incorrectCell) int {
-		return cmp.Or(cmp.Compare(a.config, b.config), naturalCompare(a.name.Full, b.name.Full))
+		return cmp.Or(cmp.Compare(a.config, b.config), analysis.CompareNames(a.name.Full, b.name.Full))
 	})
 	return out
 }

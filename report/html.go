@@ -93,13 +93,6 @@ type claimRow struct {
 
 type configRow struct{ Name, Build, Exec, Binary string }
 
-type crossRow struct {
-	Series, Vs, At, Bracket, Direction string
-	Found                              bool
-}
-
-type kneeRow struct{ Series, Unit, X, Confidence, Note string }
-
 type unitTable struct {
 	Unit   string
 	Main   bool
@@ -340,7 +333,7 @@ func pivotTable(in *Input, samples []*analysis.Sample, axis, unit string) unitTa
 		}
 		cells[name][col] = s
 	}
-	slices.SortStableFunc(rows, func(a, b tableRow) int { return naturalCompare(a.Name, b.Name) })
+	slices.SortStableFunc(rows, func(a, b tableRow) int { return analysis.CompareNames(a.Name, b.Name) })
 	class := benchunit.ClassOf(unit)
 	for i := range rows {
 		for _, c := range cols {
@@ -422,7 +415,7 @@ func unitCharts(in *Input, samples []*analysis.Sample, unit string, ui int) []te
 		if c := cmp.Compare(boolInt(x != a.Baseline), boolInt(y != a.Baseline)); c != 0 {
 			return c
 		}
-		return naturalCompare(x, y)
+		return analysis.CompareNames(x, y)
 	})
 	slices.SortStableFunc(groups, func(x, y *chartGroup) int { return compareGroups(in, x, y) })
 	class := benchunit.ClassOf(unit)
@@ -507,7 +500,7 @@ func compareGroups(in *Input, x, y *chartGroup) int {
 				return cmp.Compare(rx, ry)
 			}
 		}
-		return naturalCompare(px.Key+"="+px.Value, py.Key+"="+py.Value)
+		return analysis.CompareNames(px.Key+"="+px.Value, py.Key+"="+py.Value)
 	}
 	if c := cmp.Compare(len(nx.Parts), len(ny.Parts)); c != 0 {
 		return c
@@ -515,7 +508,7 @@ func compareGroups(in *Input, x, y *chartGroup) int {
 	if c := cmp.Compare(nx.Procs, ny.Procs); c != 0 {
 		return c
 	}
-	return naturalCompare(x.config, y.config)
+	return analysis.CompareNames(x.config, y.config)
 }
 
 // chartMarkers marks the knees of the chart's series and their crossovers
@@ -604,118 +597,6 @@ func chartTitle(g *chartGroup, showConfig bool) string {
 		t += " @" + g.config
 	}
 	return t
-}
-
-// crossRows are the rows of the Markdown report's crossover table: where
-// each series crosses the baseline, and the pairs that never do.
-func crossRows(in *Input) []crossRow {
-	s := in.Spec
-	if s == nil || s.Analysis.Axis == "" || s.Analysis.By == "" {
-		return nil
-	}
-	a := s.Analysis
-	unit := in.mainUnit()
-	var rows []crossRow
-	for _, c := range in.Crossovers {
-		if c.Unit != unit {
-			continue
-		}
-		other, base, ok := orient(c, a.By, a.Baseline)
-		if !ok {
-			continue
-		}
-		rows = append(rows, crossRow{Series: other, Vs: shortVs(base, a.By), At: fmt.Sprintf("%.3g", c.X), Bracket: fmt.Sprintf("%g – %g", c.Lo, c.Hi), Direction: direction(c, other == c.A), Found: true})
-	}
-	rows = append(rows, noCrossRows(in, unit)...)
-	slices.SortStableFunc(rows, func(x, y crossRow) int { return naturalCompare(x.Series+"|"+x.Vs, y.Series+"|"+y.Vs) })
-	return rows
-}
-
-// noCrossRows lists the baseline pairs without a crossover, with how often
-// the series is significantly faster or slower than the baseline.
-func noCrossRows(in *Input, unit string) []crossRow {
-	a := in.Spec.Analysis
-	if a.Baseline == "" {
-		return nil
-	}
-	crossed := map[string]bool{}
-	for _, c := range in.Crossovers {
-		if c.Unit == unit {
-			crossed[c.A+"\x00"+c.B] = true
-			crossed[c.B+"\x00"+c.A] = true
-		}
-	}
-	var samples []*analysis.Sample
-	for _, s := range in.Samples {
-		if s.Unit == unit {
-			samples = append(samples, s)
-		}
-	}
-	type key struct{ config, rest string }
-	bases := map[key]*analysis.Sample{}
-	seriesOf := func(s *analysis.Sample) string { return s.Name.Without(a.Axis) }
-	for _, s := range samples {
-		if v, _ := s.Value(a.By); v == a.Baseline {
-			bases[key{s.Config, s.Name.Without(a.Axis, a.By)}] = s
-		}
-	}
-	var rows []crossRow
-	done := map[string]bool{}
-	for _, s := range samples {
-		v, ok := s.Value(a.By)
-		if !ok || v == a.Baseline {
-			continue
-		}
-		base := bases[key{s.Config, s.Name.Without(a.Axis, a.By)}]
-		name := seriesOf(s)
-		if base == nil || done[name+"@"+s.Config] || crossed[name+"\x00"+seriesOf(base)] {
-			continue
-		}
-		done[name+"@"+s.Config] = true
-		var mine, theirs []*analysis.Sample
-		for _, t := range samples {
-			if t.Config == s.Config && seriesOf(t) == name {
-				mine = append(mine, t)
-			}
-			if t.Config == s.Config && seriesOf(t) == seriesOf(base) {
-				theirs = append(theirs, t)
-			}
-		}
-		pts := analysis.Along(mine, theirs, a.Axis)
-		if len(pts) == 0 {
-			continue
-		}
-		faster, slower := 0, 0
-		for _, p := range pts {
-			if analysis.Compare(p.A, p.B, in.Opt) >= in.Opt.Alpha {
-				continue
-			}
-			if analysis.Summarize(p.A, in.Opt).Center < analysis.Summarize(p.B, in.Opt).Center {
-				faster++
-			} else {
-				slower++
-			}
-		}
-		rows = append(rows, crossRow{Series: name, Vs: shortVs(seriesOf(base), a.By), At: fmt.Sprintf("none in %g–%g", pts[0].X, pts[len(pts)-1].X),
-			Direction: fmt.Sprintf("faster at %d, slower at %d, same at %d of %d points", faster, slower, len(pts)-faster-slower, len(pts))})
-	}
-	return rows
-}
-
-func kneeRows(in *Input) []kneeRow {
-	var rows []kneeRow
-	for _, k := range in.Knees {
-		if k.Unit != in.mainUnit() {
-			continue
-		}
-		name := k.Series
-		if k.Config != "" && len(in.Configs) > 1 {
-			name += " @" + k.Config
-		}
-		rows = append(rows, kneeRow{name, k.Unit, strconv.FormatFloat(k.X, 'g', -1, 64), k.Confidence, k.Note})
-	}
-	slices.SortStableFunc(rows, func(a, b kneeRow) int { return naturalCompare(a.Series, b.Series) })
-	return rows
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{"pct": pct}).Parse(`<!DOCTYPE html>

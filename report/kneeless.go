@@ -65,7 +65,7 @@ func (m *md) kneeless() {
 	if len(lines) == 0 {
 		return
 	}
-	slices.SortStableFunc(lines, naturalCompare)
+	slices.SortStableFunc(lines, analysis.CompareNames)
 	m.p("<details><summary>%d series without a significant knee along %s (%s)</summary>\n\n", len(lines), esc(axis), esc(unit))
 	m.p("| series | points | why no knee |\n|---|---|---|\n%s\n\n</details>\n\n", strings.Join(lines, "\n"))
 }

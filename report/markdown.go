@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -197,7 +196,7 @@ func (m *md) pivot(samples []*analysis.Sample, axis, unit string) {
 		}
 		r.cells[col] = s
 	}
-	slices.SortStableFunc(rows, func(a, b *row) int { return naturalCompare(a.name, b.name) })
+	slices.SortStableFunc(rows, func(a, b *row) int { return analysis.CompareNames(a.name, b.name) })
 	class := benchunit.ClassOf(unit)
 	if cols[0] == "" && len(cols) == 1 {
 		m.p("| benchmark | %s |\n|---|---|\n", esc(unit))
@@ -251,24 +250,11 @@ func (m *md) breakEven() {
 		m.p("Where each %s overtakes `%s=%s`: the axis value where their %s medians cross, between the two sampled points that bracket it. “none” means the difference never changes sign significantly over the sampled range.\n\n", a.By, a.By, a.Baseline, unit)
 	}
 	m.p("| series | vs | crossover at | bracket | before → after |\n|---|---|---|---|---|\n")
-	var lines []string
-	for _, c := range m.in.Crossovers {
-		if c.Unit != unit {
-			continue
-		}
-		other, base, ok := orient(c, a.By, a.Baseline)
-		if !ok {
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("| %s | %s | %.3g | %g – %g | %s |", esc(m.withConfig(other, c.Config)), esc(shortVs(base, a.By)), c.X, c.Lo, c.Hi, direction(c, other == c.A)))
+	rows := crossRows(m.in)
+	for _, r := range rows {
+		m.p("| %s | %s | %s | %s | %s |\n", esc(r.Series), esc(r.Vs), r.At, r.Bracket, esc(r.Direction))
 	}
-	lines = append(lines, m.noCrossings(unit)...)
-	slices.SortStableFunc(lines, naturalCompare)
-	for _, l := range lines {
-		m.p("%s\n", l)
-	}
-	n := len(lines)
-	if n == 0 {
+	if len(rows) == 0 {
 		m.p("| (none found) | | | | |\n")
 	}
 	m.p("\n")
@@ -304,96 +290,14 @@ func direction(c analysis.SeriesCrossover, aIsSeries bool) string {
 	return word(b) + " → " + word(a)
 }
 
-// noCrossings lists the baseline pairs that never cross.
-func (m *md) noCrossings(unit string) []string {
-	a := m.in.Spec.Analysis
-	if a.Baseline == "" {
-		return nil
-	}
-	crossed := map[string]bool{}
-	for _, c := range m.in.Crossovers {
-		if c.Unit == unit {
-			crossed[c.Config+"\x00"+c.A+"\x00"+c.B] = true
-			crossed[c.Config+"\x00"+c.B+"\x00"+c.A] = true
-		}
-	}
-	type key struct{ config, rest string }
-	bases := map[key]*analysis.Sample{}
-	var lines []string
-	var samples []*analysis.Sample
-	for _, s := range m.in.Samples {
-		if s.Unit == unit {
-			samples = append(samples, s)
-		}
-	}
-	seriesOf := func(s *analysis.Sample) string { return s.Name.Without(a.Axis) }
-	for _, s := range samples {
-		if v, _ := s.Value(a.By); v == a.Baseline {
-			bases[key{s.Config, s.Name.Without(a.Axis, a.By)}] = s
-		}
-	}
-	done := map[string]bool{}
-	for _, s := range samples {
-		v, ok := s.Value(a.By)
-		if !ok || v == a.Baseline {
-			continue
-		}
-		base := bases[key{s.Config, s.Name.Without(a.Axis, a.By)}]
-		name := seriesOf(s)
-		if base == nil || done[name+"@"+s.Config] || crossed[s.Config+"\x00"+name+"\x00"+seriesOf(base)] {
-			continue
-		}
-		done[name+"@"+s.Config] = true
-		var mine, theirs []*analysis.Sample
-		for _, t := range samples {
-			if t.Config == s.Config && seriesOf(t) == name {
-				mine = append(mine, t)
-			}
-			if t.Config == s.Config && seriesOf(t) == seriesOf(base) {
-				theirs = append(theirs, t)
-			}
-		}
-		pts := analysis.Along(mine, theirs, a.Axis)
-		if len(pts) == 0 {
-			continue
-		}
-		faster, slower := 0, 0
-		for _, p := range pts {
-			if analysis.Compare(p.A, p.B, m.in.Opt) >= m.in.Opt.Alpha {
-				continue
-			}
-			if analysis.Summarize(p.A, m.in.Opt).Center < analysis.Summarize(p.B, m.in.Opt).Center {
-				faster++
-			} else {
-				slower++
-			}
-		}
-		verdict := fmt.Sprintf("faster at %d, slower at %d, same at %d of %d points", faster, slower, len(pts)-faster-slower, len(pts))
-		lines = append(lines, fmt.Sprintf("| %s | %s | none in %g–%g | | %s |", esc(m.withConfig(name, s.Config)), esc(shortVs(seriesOf(base), a.By)), pts[0].X, pts[len(pts)-1].X, verdict))
-	}
-	return lines
-}
-
 func (m *md) knees() {
 	if !slices.ContainsFunc(m.in.Knees, func(k analysis.SeriesKnee) bool { return k.Unit == m.in.mainUnit() }) {
 		return
 	}
 	m.p("## Knees (%s)\n\nWhere a series' cost bends along %s (two-segment piecewise-linear fit with an F-test, and Kneedle). `perflab analyze RUN --axis %s` lists knees of every unit.\n\n", m.in.mainUnit(), m.in.Knees[0].Axis, m.in.Knees[0].Axis)
 	m.p("| series | unit | knee at | confidence | how |\n|---|---|---|---|---|\n")
-	var lines []string
-	for _, k := range m.in.Knees {
-		if k.Unit != m.in.mainUnit() {
-			continue
-		}
-		name := k.Series
-		if k.Config != "" && len(m.in.Configs) > 1 {
-			name += " @" + k.Config
-		}
-		lines = append(lines, fmt.Sprintf("| %s | %s | %g | %s | %s |", esc(name), k.Unit, k.X, k.Confidence, esc(k.Note)))
-	}
-	slices.SortStableFunc(lines, naturalCompare)
-	for _, l := range lines {
-		m.p("%s\n", l)
+	for _, k := range kneeRows(m.in) {
+		m.p("| %s | %s | %s | %s | %s |\n", esc(k.Series), k.Unit, k.X, k.Confidence, esc(k.Note))
 	}
 	m.p("\n")
 }
@@ -457,48 +361,10 @@ func esc(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// naturalCompare orders names with numbers by value: size=64 before size=1024.
-func naturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		na, ra := leadingNumber(a)
-		nb, rb := leadingNumber(b)
-		if na != "" && nb != "" {
-			x, _ := strconv.ParseFloat(na, 64)
-			y, _ := strconv.ParseFloat(nb, 64)
-			if c := cmp.Compare(x, y); c != 0 {
-				return c
-			}
-			a, b = ra, rb
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func leadingNumber(s string) (num, rest string) {
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' && i > 0) {
-		i++
-	}
-	return s[:i], s[i:]
-}
-
 // shortVs names the other series by its by-key value alone, e.g. "variant=plain".
 func shortVs(series, by string) string {
 	if v, ok := analysis.ParseName(series).Value(by); ok {
 		return by + "=" + v
-	}
-	return series
-}
-
-// withConfig labels a series with its config when the run has several.
-func (m *md) withConfig(series, config string) string {
-	if config != "" && len(m.in.Configs) > 1 {
-		return series + " @" + config
 	}
 	return series
 }

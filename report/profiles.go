@@ -27,7 +27,7 @@ func cellProfiles(in *Input) []claim.CellProfile {
 		out = append(out, claim.CellProfile{Config: a.Config, Name: name, Counts: c, Err: err})
 	}
 	slices.SortStableFunc(out, func(a, b claim.CellProfile) int {
-		return cmp.Or(cmp.Compare(a.Config, b.Config), naturalCompare(a.Name.Full, b.Name.Full))
+		return cmp.Or(cmp.Compare(a.Config, b.Config), analysis.CompareNames(a.Name.Full, b.Name.Full))
 	})
 	return out
 }

@@ -125,7 +125,7 @@ func (m *md) scalingTable() {
 		if c := strings.Compare(a.config, b.config); c != 0 {
 			return configOrder(m.in, a.config, b.config)
 		}
-		return naturalCompare(a.name, b.name)
+		return analysis.CompareNames(a.name, b.name)
 	})
 	m.p("## Scaling along %s\n\n", key)
 	m.p("Throughput is operations per second of the whole process, 1 / median sec/op. Efficiency is throughput(P) / (P × throughput(1)) for the same series and config: the median over rounds of sec/op(1) / (P × sec/op(P)) measured in the same round, with its %.0f%% interval; 1 is perfect scaling, below 1/P is slower than one P.\n\n", m.in.Opt.Confidence*100)
@@ -219,7 +219,7 @@ func (m *md) configRatios() {
 	if len(names) == 0 {
 		return
 	}
-	slices.SortStableFunc(names, naturalCompare)
+	slices.SortStableFunc(names, analysis.CompareNames)
 	m.p("## Configs compared with %s (%s)\n\n", base, unit)
 	m.p("Each config's %s divided by `%s`'s for the same cell: the median of the per-round ratios (rounds interleave every cell of every config) with its %.0f%% interval. Below 1 means less %s than `%s`; **bold** when the interval excludes 1. Each config's build and exec settings are in the environment table above.\n\n", unit, base, m.in.Opt.Confidence*100, unit, base)
 	m.p("| cell |")

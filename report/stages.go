@@ -77,7 +77,7 @@ func (m *md) stages() {
 		return n < 2
 	})
 	slices.SortStableFunc(rows, func(a, b *row) int {
-		return cmp.Or(naturalCompare(a.name, b.name), strings.Compare(a.config, b.config))
+		return cmp.Or(analysis.CompareNames(a.name, b.name), strings.Compare(a.config, b.config))
 	})
 	m.p("## Stages\n\nMedian time of each stage per operation, with its %.0f%% confidence interval as ±%%; an empty cell means the variant has no such stage.\n\n", m.in.Opt.Confidence*100)
 	m.p("| cell | config |")
