@@ -110,31 +110,19 @@ func combine(checks []CheckResult) string {
 	return Inconclusive
 }
 
-// selectOne finds the single sample of unit matching both selectors.
+// selectOne finds the single sample of unit matching all the selectors.
 func selectOne(samples []*analysis.Sample, unit string, sels ...string) (*analysis.Sample, error) {
-	var all [][2]string
-	for _, s := range sels {
-		kv, err := spec.ParseSelector(s)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, kv...)
+	found, err := selectAll(samples, unit, sels...)
+	if err != nil {
+		return nil, err
 	}
-	var found []*analysis.Sample
-	for _, s := range samples {
-		if s.Unit == unit && s.Matches(all) {
-			found = append(found, s)
-		}
+	if len(found) > 1 {
+		return nil, fmt.Errorf("%d %s cells match %s (first %s, %s); narrow the selector", len(found), unit, joinSel(sels), found[0].Name.Full, found[1].Name.Full)
 	}
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("no %s cell matches %s in this run", unit, joinSel(sels))
-	case 1:
-		return found[0], nil
-	}
-	return nil, fmt.Errorf("%d %s cells match %s (first %s, %s); narrow the selector", len(found), unit, joinSel(sels), found[0].Name.Full, found[1].Name.Full)
+	return found[0], nil
 }
 
+// selectAll finds the samples of unit matching all the selectors; none is an error.
 func selectAll(samples []*analysis.Sample, unit string, sels ...string) ([]*analysis.Sample, error) {
 	var all [][2]string
 	for _, s := range sels {

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/discover"
@@ -96,9 +94,8 @@ func init() {
 		if len(pos) == 1 {
 			pkg = pos[0]
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
-		go func() { <-ctx.Done(); stop() }()
 
 		s, benches, render, err := benchSpec(ctx, &f, pkg, stderr)
 		if err != nil {

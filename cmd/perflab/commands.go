@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -240,9 +238,8 @@ func init() {
 		}
 		defer db.Close()
 
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
-		go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
 
 		failed := false
 		for _, s := range specs {
@@ -279,9 +276,8 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }()
 	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr}, run.ID)
 	return afterRun(ctx, db, res, err, f, stdout, stderr)
 }

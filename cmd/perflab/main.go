@@ -7,13 +7,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 type command struct {
@@ -167,4 +170,13 @@ func parse(c *command, fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// interruptible returns a context cancelled by Ctrl-C or SIGTERM. After
+// the first signal the default handling is restored, so a second Ctrl-C
+// ends perflab at once.
+func interruptible() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
+	return ctx, stop
 }

@@ -8,9 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/perflab/perflab/serve"
@@ -80,7 +77,7 @@ func init() {
 			Handler:           serve.New(serve.Options{DB: db, Stats: f.options(), ArticlesDir: f.articles, Log: stderr}),
 			ReadHeaderTimeout: 10 * time.Second,
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
 		fmt.Fprintf(stdout, "perflab serve: http://%s/ (database %s; Ctrl-C stops)\n", ln.Addr(), db.Path())
 		errc := make(chan error, 1)

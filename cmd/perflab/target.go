@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/perflab/perflab/driver/load"
 	"github.com/perflab/perflab/target/orders"
@@ -114,7 +111,7 @@ func init() {
 			fmt.Fprintf(stdout, "orders: profile %s (codec %s) serving http://%s/order/{1..%d}; pprof and metrics on http://%s/debug/\n",
 				p.Name, p.Codec, addr, orders.NumOrders, side)
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
 		fmt.Fprintf(stderr, "perflab target: preparing the order database (seeded on first start; this can take a minute)\n")
 		return orders.Serve(ctx, cfg)
