@@ -157,8 +157,11 @@ func one(p *[1][]byte, b []byte) [][]byte {
 
 // heapPipe is the article's pipeline with default allocation:
 // gjson.ParseBytes (which copies the document into a string), a fresh
-// map tree, json.Marshal.
-type heapPipe struct{ out [1][]byte }
+// map tree, json.Marshal (or marshal, when set).
+type heapPipe struct {
+	out     [1][]byte
+	marshal func(any) ([]byte, error) // nil: encoding/json
+}
 
 func (p *heapPipe) Run(doc []byte, m *Meter, sink func([][]byte)) error {
 	m.start()
@@ -169,7 +172,11 @@ func (p *heapPipe) Run(doc []byte, m *Meter, sink func([][]byte)) error {
 	m.lap(Parse)
 	v := build(r)
 	m.lap(Build)
-	out, err := json.Marshal(v)
+	marshal := p.marshal
+	if marshal == nil {
+		marshal = json.Marshal
+	}
+	out, err := marshal(v)
 	m.lap(Marshal)
 	if err != nil {
 		return err
