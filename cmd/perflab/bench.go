@@ -67,11 +67,7 @@ func (f *benchFlags) declare(fs *flag.FlagSet) {
 	fs.IntVar(&f.rounds, "rounds", 6, "interleaved rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,2,4")
-	fs.DurationVar(&f.budget, "budget", 0, "finish within this `duration`: rounds and benchtime are chosen to fit")
-	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
-	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
-	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports")
-	fs.StringVar(&f.cache, "cache", "", "`dir` for test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	f.engineFlags(fs)
 	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
 	fs.StringVar(&f.name, "name", "", "experiment name stored with the run (default: the package's directory name)")
 }

@@ -183,8 +183,13 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.full, "full", false, "full mode: every axis value, longer benchtimes (the default)")
 	fs.IntVar(&f.rounds, "rounds", 0, "override the mode's number of rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
-	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
 	fs.Int64Var(&f.resume, "resume", 0, "complete the missing rounds of stored run `ID` (interrupted or killed), with its plan")
+	f.engineFlags(fs)
+}
+
+// engineFlags declares the flags run and bench share.
+func (f *runFlags) engineFlags(fs *flag.FlagSet) {
+	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
