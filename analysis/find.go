@@ -85,7 +85,7 @@ func Knees(samples []*Sample, axis string, opt Options) []SeriesKnee {
 		for i, s := range sr.samples {
 			ys[i] = Summarize(s.Values, opt).Center
 		}
-		k := FindKnee(sr.xs, ys, KneeOptions{LogX: spansDecades(sr.xs), Alpha: opt.Alpha})
+		k := FindKnee(sr.xs, ys, KneeOptions{LogX: SpansDecades(sr.xs), Alpha: opt.Alpha})
 		if !k.PiecewiseFound {
 			continue // Kneedle alone also bends straight noisy lines; it only seconds a significant fit
 		}
@@ -94,15 +94,18 @@ func Knees(samples []*Sample, axis string, opt Options) []SeriesKnee {
 	return out
 }
 
-func spansDecades(xs []float64) bool {
+// SpansDecades reports whether the values are all positive and finite
+// and span two decades or more: an axis worth drawing and analysing on a
+// log scale.
+func SpansDecades(vs []float64) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		if x <= 0 {
+	for _, v := range vs {
+		if !(v > 0) || math.IsInf(v, 0) {
 			return false
 		}
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	return hi/lo >= 100
+	return len(vs) > 0 && hi/lo >= 100
 }
 
 // Crossovers finds, along axis, every crossover between series that differ

@@ -121,7 +121,7 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 			few++
 		}
 	}
-	logX := decades(xs)
+	logX := analysis.SpansDecades(xs)
 	k := analysis.FindKnee(xs, ys, analysis.KneeOptions{LogX: logX, Alpha: opt.Alpha})
 	span := fmt.Sprintf("%g–%g, %d points", xs[0], xs[len(xs)-1], len(xs))
 	var m string
@@ -349,17 +349,4 @@ func oneSeries(samples []*analysis.Sample, axis string) ([]float64, []*analysis.
 		}
 	}
 	return xs, cells, nil
-}
-
-// decades reports whether the positive xs span two decades or more, as the
-// analysis package decides for its knee tables.
-func decades(xs []float64) bool {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		if x <= 0 {
-			return false
-		}
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
-	return hi/lo >= 100
 }

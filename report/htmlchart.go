@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflab/perflab/analysis"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -105,20 +106,8 @@ func (c *Chart) AutoLog() {
 			ys = append(ys, p.Y)
 		}
 	}
-	c.LogX = decades(xs)
-	c.LogY = decades(ys)
-}
-
-// decades reports whether every value is positive and max/min >= 100.
-func decades(vs []float64) bool {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range vs {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return false
-		}
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
-	}
-	return len(vs) > 0 && hi/lo >= 100
+	c.LogX = analysis.SpansDecades(xs)
+	c.LogY = analysis.SpansDecades(ys)
 }
 
 // axisScale maps data values to pixels along one axis.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/analysis"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -85,8 +86,8 @@ func TestDecades(t *testing.T) {
 		{[]float64{10, 100, 999}, false},
 		{nil, false},
 	} {
-		if got := decades(tc.vs); got != tc.want {
-			t.Errorf("decades(%v) = %v, want %v", tc.vs, got, tc.want)
+		if got := analysis.SpansDecades(tc.vs); got != tc.want {
+			t.Errorf("SpansDecades(%v) = %v, want %v", tc.vs, got, tc.want)
 		}
 	}
 }
