@@ -73,16 +73,7 @@ func (f *benchFlags) declare(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["bench"] = func(fs *flag.FlagSet) { new(benchFlags).declare(fs) }
-	register(cmdBench)
-	cmdBench.run = func(args []string, stdout, stderr io.Writer) error {
-		var f benchFlags
-		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdBench, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdBench, func(f *benchFlags, pos []string, stdout, stderr io.Writer) error {
 		if len(pos) > 1 {
 			return fmt.Errorf("want at most one package, got %q", pos)
 		}
@@ -93,7 +84,7 @@ func init() {
 		ctx, stop := interruptible()
 		defer stop()
 
-		s, benches, render, err := benchSpec(ctx, &f, pkg, stderr)
+		s, benches, render, err := benchSpec(ctx, f, pkg, stderr)
 		if err != nil {
 			return err
 		}
@@ -123,7 +114,7 @@ func init() {
 			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
-	}
+	})
 }
 
 // benchSpec builds the spec of a package's benchmarks: it compiles the

@@ -197,16 +197,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["run"] = func(fs *flag.FlagSet) { new(runFlags).declare(fs) }
-	register(cmdRun)
-	cmdRun.run = func(args []string, stdout, stderr io.Writer) error {
-		var f runFlags
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdRun, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdRun, func(f *runFlags, pos []string, stdout, stderr io.Writer) error {
 		if f.quick && f.full {
 			return errors.New("--quick and --full exclude each other")
 		}
@@ -215,6 +206,7 @@ func init() {
 			mode = "quick"
 		}
 		if f.cache == "" {
+			var err error
 			if f.cache, err = builtin.CacheDir(); err != nil {
 				return err
 			}
@@ -223,7 +215,7 @@ func init() {
 			if len(pos) > 0 {
 				return errors.New("--resume takes the run from the database; give no experiments with it")
 			}
-			return resumeRun(f, stdout, stderr)
+			return resumeRun(*f, stdout, stderr)
 		}
 		if len(pos) == 0 {
 			pos = builtin.Names()
@@ -252,7 +244,7 @@ func init() {
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
 			})
-			if err := afterRun(ctx, db, res, err, f, stdout, stderr); err != nil {
+			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
 					return err
 				}
@@ -263,7 +255,7 @@ func init() {
 			return errExit1
 		}
 		return nil
-	}
+	})
 }
 
 // resumeRun completes a stored run's missing rounds.
@@ -552,16 +544,7 @@ func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["analyze"] = func(fs *flag.FlagSet) { new(analyzeFlags).declare(fs) }
-	register(cmdAnalyze)
-	cmdAnalyze.run = func(args []string, stdout, stderr io.Writer) error {
-		var f analyzeFlags
-		fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdAnalyze, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdAnalyze, func(f *analyzeFlags, pos []string, stdout, stderr io.Writer) error {
 		if f.by != "" && f.axis == "" {
 			return errors.New("--by needs --axis: crossovers are found along an axis")
 		}
@@ -612,7 +595,7 @@ func init() {
 			}
 		}
 		return nil
-	}
+	})
 }
 
 func seriesLabel(name, config string) string {

@@ -62,20 +62,12 @@ func (f *compareFlags) declare(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["compare"] = func(fs *flag.FlagSet) { new(compareFlags).declare(fs) }
-	register(cmdCompare)
-	cmdCompare.run = func(args []string, stdout, stderr io.Writer) error {
-		var f compareFlags
-		fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdCompare, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdCompare, func(f *compareFlags, pos []string, stdout, stderr io.Writer) error {
 		if len(pos) != 2 {
 			return fmt.Errorf("want OLD and NEW (run IDs, \"latest\", \"latest~N\" or benchmark files), got %d arguments", len(pos))
 		}
 		var ths []compare.Threshold
+		var err error
 		if f.failOn != "" {
 			if ths, err = compare.ParseThresholds(f.failOn); err != nil {
 				return fmt.Errorf("--fail-on: %w", err)
@@ -127,7 +119,7 @@ func init() {
 			return errExit1
 		}
 		return nil
-	}
+	})
 }
 
 func configSuffix(c string) string {

@@ -46,16 +46,7 @@ func (f *historyFlags) declare(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["history"] = func(fs *flag.FlagSet) { new(historyFlags).declare(fs) }
-	register(cmdHistory)
-	cmdHistory.run = func(args []string, stdout, stderr io.Writer) error {
-		var f historyFlags
-		fs := flag.NewFlagSet("history", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdHistory, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdHistory, func(f *historyFlags, pos []string, stdout, stderr io.Writer) error {
 		if len(pos) != 1 {
 			return fmt.Errorf("want one BENCHMARK name, got %d arguments (see \"perflab export latest\" for names)", len(pos))
 		}
@@ -78,5 +69,5 @@ func init() {
 			return enc.Encode(s)
 		}
 		return s.WriteText(stdout)
-	}
+	})
 }

@@ -76,16 +76,7 @@ func (f *loadFlags) declare(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["load"] = func(fs *flag.FlagSet) { new(loadFlags).declare(fs) }
-	register(cmdLoad)
-	cmdLoad.run = func(args []string, stdout, stderr io.Writer) error {
-		var f loadFlags
-		fs := flag.NewFlagSet("load", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdLoad, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdLoad, func(f *loadFlags, pos []string, stdout, stderr io.Writer) error {
 		if len(pos) != 1 {
 			fmt.Fprintf(stderr, "perflab load: give exactly one target URL\nRun \"perflab help load\" for usage.\n")
 			return errUsage
@@ -152,7 +143,7 @@ func init() {
 			return errExit1
 		}
 		return nil
-	}
+	})
 }
 
 // step validates the flags into a load step (without resolving the target).

@@ -141,6 +141,30 @@ func (c *command) flags() *flag.FlagSet {
 	return nil
 }
 
+// flagger is a command's set of flags.
+type flagger interface{ declare(fs *flag.FlagSet) }
+
+// define registers c with the flags of type F: help output and parsing
+// declare them alike, and run gets them parsed with the positional
+// arguments (flags may come before, between or after them).
+func define[F any, PF interface {
+	*F
+	flagger
+}](c *command, run func(f PF, pos []string, stdout, stderr io.Writer) error) {
+	flagSets[c.name] = func(fs *flag.FlagSet) { PF(new(F)).declare(fs) }
+	register(c)
+	c.run = func(args []string, stdout, stderr io.Writer) error {
+		f := PF(new(F))
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		f.declare(fs)
+		pos, err := parse(c, fs, args, stderr)
+		if err != nil {
+			return err
+		}
+		return run(f, pos, stdout, stderr)
+	}
+}
+
 // flagSets declares each command's flags into a FlagSet; the command's run
 // function declares them the same way, so help and parsing agree.
 var flagSets = map[string]func(*flag.FlagSet){}

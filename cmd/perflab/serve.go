@@ -45,16 +45,7 @@ func (f *serveFlags) declare(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["serve"] = func(fs *flag.FlagSet) { new(serveFlags).declare(fs) }
-	register(cmdServe)
-	cmdServe.run = func(args []string, stdout, stderr io.Writer) error {
-		var f serveFlags
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdServe, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdServe, func(f *serveFlags, pos []string, stdout, stderr io.Writer) error {
 		if len(pos) > 0 {
 			return fmt.Errorf("serve takes no arguments, got %q (the database is --db)", pos)
 		}
@@ -93,7 +84,7 @@ func init() {
 			return err
 		}
 		return nil
-	}
+	})
 }
 
 func isLoopback(host string) bool {

@@ -63,16 +63,7 @@ func (f *targetFlags) declare(fs *flag.FlagSet) {
 }
 
 func init() {
-	flagSets["target"] = func(fs *flag.FlagSet) { new(targetFlags).declare(fs) }
-	register(cmdTarget)
-	cmdTarget.run = func(args []string, stdout, stderr io.Writer) error {
-		var f targetFlags
-		fs := flag.NewFlagSet("target", flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parse(cmdTarget, fs, args, stderr)
-		if err != nil {
-			return err
-		}
+	define(cmdTarget, func(f *targetFlags, pos []string, stdout, stderr io.Writer) error {
 		if len(pos) != 1 || pos[0] != "orders" {
 			fmt.Fprintf(stderr, "perflab target: the only target is \"orders\"\nRun \"perflab help target\" for usage.\n")
 			return errUsage
@@ -115,5 +106,5 @@ func init() {
 		defer stop()
 		fmt.Fprintf(stderr, "perflab target: preparing the order database (seeded on first start; this can take a minute)\n")
 		return orders.Serve(ctx, cfg)
-	}
+	})
 }
