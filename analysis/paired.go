@@ -291,3 +291,19 @@ func sortedIdx(ps []float64) []int {
 	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
 	return idx
 }
+
+// Paired compares num with den round by round at the options' confidence.
+// Every comparison of two cells goes through here (or [Options.PairedLogs]
+// and [Options.Geomean]), so a run analysed under another rule (a
+// sequential run's anytime-valid intervals) changes in one place.
+func (o Options) Paired(num, den map[int]float64) Ratio {
+	return o.PairedLogs(LogRatios(num, den))
+}
+
+// PairedLogs summarises per-round log-ratios at the options' confidence.
+func (o Options) PairedLogs(d []float64) Ratio { return PairedLogs(d, o.Confidence) }
+
+// Geomean is the paired geometric mean of several ratios (see [GeomeanRatio]).
+func (o Options) Geomean(pairs [][2]map[int]float64) Ratio {
+	return GeomeanRatio(pairs, o.Confidence)
+}
