@@ -29,6 +29,7 @@ type Config struct {
 var envKeys = map[string]string{
 	"GOEXPERIMENT": "goexperiment", "GOTOOLCHAIN": "gotoolchain", "GOMAXPROCS": "gomaxprocs",
 	"GOGC": "gogc", "GOMEMLIMIT": "gomemlimit", "GODEBUG": "godebug",
+	"PGO": "pgo", // the build flag -pgo: off, auto or a profile file
 }
 
 // SpecText writes a spec for the benchmarks. When they form a full sweep of
@@ -83,7 +84,7 @@ func SpecText(in SpecInput) (string, error) {
 			k, v, _ := strings.Cut(kv, "=")
 			field, ok := envKeys[k]
 			if !ok {
-				return "", fmt.Errorf("config %s: %s is not a setting perflab knows (use one of GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG)", c.Name, k)
+				return "", fmt.Errorf("config %s: %s is not a setting perflab knows (use one of GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG, PGO)", c.Name, k)
 			}
 			fmt.Fprintf(&b, "%s = %s\n", field, quote(v))
 		}
@@ -155,7 +156,7 @@ func ParseConfig(s string) (Config, error) {
 			return Config{}, fmt.Errorf("--config %q: %q is not KEY=VALUE", s, item)
 		}
 		if _, known := envKeys[k]; !known {
-			return Config{}, fmt.Errorf("--config %q: %s is not a setting perflab knows (use GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT or GODEBUG)", s, k)
+			return Config{}, fmt.Errorf("--config %q: %s is not a setting perflab knows (use GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG or PGO=off|auto|FILE)", s, k)
 		}
 		c.Env = append(c.Env, k+"="+v)
 	}
