@@ -27,6 +27,7 @@ type PairedRow struct {
 	Ratio   analysis.Ratio `json:"ratio"` // new/old, paired by round
 	PAdj    float64        `json:"p_adj"` // Benjamini–Hochberg adjusted over the unit's rows
 	Signif  bool           `json:"significant"`
+	Same    bool           `json:"same"`    // every value on both sides is the same (e.g. 0 allocs/op)
 	Verdict string         `json:"verdict"` // "faster", "slower", "better", "worse" or "no difference"
 }
 
@@ -93,13 +94,15 @@ func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analys
 		}
 		so, sn := analysis.Summarize(o.Values, opt), analysis.Summarize(n.Values, opt)
 		om, nm := o.ByRound(), n.ByRound()
-		res.Rows = append(res.Rows, PairedRow{
+		row := PairedRow{
 			Name: k.name, Unit: k.unit,
 			Old:   Stat{so.Center, so.Lo, so.Hi, so.N},
 			New:   Stat{sn.Center, sn.Lo, sn.Hi, sn.N},
 			Ratio: opt.Paired(nm, om),
-		})
-		if len(om) > 0 && len(nm) > 0 {
+			Same:  allEqual(o.Values, n.Values),
+		}
+		res.Rows = append(res.Rows, row)
+		if row.Ratio.N > 0 {
 			pairs[k.unit] = append(pairs[k.unit], [2]map[int]float64{nm, om})
 		}
 	}
@@ -125,7 +128,7 @@ func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analys
 			r.Signif = p <= opt.Alpha && r.Ratio.Excludes(1)
 			r.Verdict = verdict(r.Unit, r.Ratio.Ratio, r.Signif)
 		}
-		if ps := pairs[u]; len(ps) > 0 {
+		if ps := pairs[u]; len(ps) > 0 && !sameUnit(res.Rows, u) {
 			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps)})
 		}
 	}
@@ -183,4 +186,14 @@ func (p PairedRow) asRow(alpha float64) Row {
 		Delta: p.Ratio.Ratio - 1, DeltaLo: p.Ratio.Lo - 1, DeltaHi: p.Ratio.Hi - 1,
 		P: p.Ratio.P, Signif: p.Ratio.P < alpha && p.Ratio.Excludes(1), NoCI: !p.Ratio.HasInterval(),
 	}
+}
+
+// sameUnit reports whether every row of unit is the same on both sides.
+func sameUnit(rows []PairedRow, unit string) bool {
+	for _, r := range rows {
+		if r.Unit == unit && !r.Same {
+			return false
+		}
+	}
+	return true
 }

@@ -56,7 +56,7 @@ func TestComparePaired(t *testing.T) {
 	if b.Verdict != "no difference" || !b.Ratio.HasInterval() || b.Ratio.Excludes(1) {
 		t.Errorf("B = %+v, want no difference", b)
 	}
-	if c := rows["BenchmarkA allocs/op"]; c.Verdict != "no difference" || c.Ratio.Ratio != 1 {
+	if c := rows["BenchmarkA allocs/op"]; c.Verdict != "no difference" || !c.Same {
 		t.Errorf("allocs/op = %+v, want no difference at ratio 1", c)
 	}
 	if len(res.OnlyOld) != 1 || !strings.Contains(res.OnlyOld[0], "BenchmarkGone") || len(res.OnlyNew) != 0 {
@@ -102,7 +102,7 @@ func TestComparePaired(t *testing.T) {
 	if err := res.WriteText(&text, fails); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"new/old", "slower  FAIL sec/op>+1%", "no difference (±", "geomean (2)", "only in old (not compared): BenchmarkGone"} {
+	for _, want := range []string{"new/old", "slower  FAIL sec/op>+1%", "no difference (±", "geomean (2)", "only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
@@ -110,7 +110,7 @@ func TestComparePaired(t *testing.T) {
 	if err := res.WriteMarkdown(&md, "A/B", ths, fails, []string{"12 rounds"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"### A/B", "**Gate `sec/op>+1%`: failed**", "| BenchmarkA | ", "🔴 slower **FAIL**", "<details><summary>B/op</summary>", "Only in old"} {
+	for _, want := range []string{"### A/B", "**Gate `sec/op>+1%`: failed**", "| BenchmarkA | ", "🔴 slower **FAIL**", "B/op, allocs/op: every value identical on both sides.", "Only in old"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

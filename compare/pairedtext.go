@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -36,6 +37,9 @@ func (p PairedRow) VerdictText() string {
 	if p.Verdict != "no difference" {
 		return p.Verdict
 	}
+	if p.Same {
+		return "no difference (identical)"
+	}
 	if !p.Ratio.HasInterval() {
 		if p.Ratio.N == 0 {
 			return "no difference (no paired rounds)"
@@ -62,7 +66,14 @@ func (r *PairedResult) WriteText(w io.Writer, fails []Failure) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	unit := ""
 	conf := fmt.Sprintf("%.0f%% CI", (1-r.Alpha)*100)
+	var same []string
 	for _, row := range r.Rows {
+		if sameUnit(r.Rows, row.Unit) {
+			if !slices.Contains(same, row.Unit) {
+				same = append(same, row.Unit)
+			}
+			continue
+		}
 		if row.Unit != unit {
 			if unit != "" {
 				r.geomeanText(tw, unit)
@@ -86,6 +97,9 @@ func (r *PairedResult) WriteText(w io.Writer, fails []Failure) error {
 	}
 	if len(r.Rows) == 0 {
 		fmt.Fprintln(w, "no benchmark ran on both sides")
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(w, "\n%s: every value identical on both sides\n", strings.Join(same, ", "))
 	}
 	if n := len(r.OnlyOld); n > 0 {
 		fmt.Fprintf(w, "\n%d only in old (not compared): %s\n", n, list(r.OnlyOld))
@@ -143,7 +157,14 @@ func (r *PairedResult) WriteMarkdown(w io.Writer, title string, rules []Threshol
 		}
 		b.WriteString("\n")
 	}
+	var same []string
 	for _, row := range r.Rows {
+		if sameUnit(r.Rows, row.Unit) {
+			if !slices.Contains(same, row.Unit) {
+				same = append(same, row.Unit)
+			}
+			continue
+		}
 		if row.Unit != unit {
 			closeUnit()
 			unit = row.Unit
@@ -168,6 +189,9 @@ func (r *PairedResult) WriteMarkdown(w io.Writer, title string, rules []Threshol
 	closeUnit()
 	if len(r.Rows) == 0 {
 		b.WriteString("No benchmark ran on both sides.\n\n")
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(&b, "%s: every value identical on both sides.\n\n", mdEscape(strings.Join(same, ", ")))
 	}
 	for _, side := range []struct {
 		name string

@@ -9,6 +9,7 @@ import (
 // SpecInput describes the experiment a spec file should hold.
 type SpecInput struct {
 	Name      string
+	Title     string // optional one-line title
 	Package   string // relative to the spec file's directory
 	Benches   []Bench
 	Configs   []Config
@@ -39,7 +40,11 @@ var envKeys = map[string]string{
 func SpecText(in SpecInput) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by perflab from the benchmarks of package %s.\n", in.Package)
-	fmt.Fprintf(&b, "name = %s\ndriver = \"gotest\"\npackage = %s\nbenchmarks = [%s]\n", quote(in.Name), quote(in.Package), quoteList(Funcs(in.Benches)))
+	fmt.Fprintf(&b, "name = %s\n", quote(in.Name))
+	if in.Title != "" {
+		fmt.Fprintf(&b, "title = %s\n", quote(in.Title))
+	}
+	fmt.Fprintf(&b, "driver = \"gotest\"\npackage = %s\nbenchmarks = [%s]\n", quote(in.Package), quoteList(Funcs(in.Benches)))
 	axes, axesErr := Axes(in.Benches)
 	if axesErr == nil {
 		for _, a := range axes {

@@ -118,17 +118,26 @@ func (r *Repo) Materialize(ctx context.Context, arg, cacheDir string) (*Source, 
 		}
 	}
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return nil, err
-		}
-		return &Source{Arg: arg, Kind: Dir, Root: abs, ModDir: abs}, nil
+		return Directory(arg)
 	}
 	if explicitDir {
 		return nil, fmt.Errorf("%s is not a directory", arg)
 	}
 	_, err := r.resolve(ctx, arg)
 	return nil, fmt.Errorf("%q is neither a git revision of %s nor a directory: %v", arg, r.Top, err)
+}
+
+// Directory is a source used where it is: dir stands for the module's
+// directory (where go.mod is, or the directory -C names).
+func Directory(dir string) (*Source, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	return &Source{Arg: dir, Kind: Dir, Root: abs, ModDir: abs}, nil
 }
 
 // resolve returns the full hash of the commit arg names.
