@@ -197,3 +197,23 @@ func sameUnit(rows []PairedRow, unit string) bool {
 	}
 	return true
 }
+
+// Imprecise returns, for the rules given, the rows that show no
+// significant change but whose interval is wider than the rule's limit
+// (half-width above |limit|): a change as large as the limit could have
+// gone unseen there, so a passing gate says less than it seems.
+func (r *PairedResult) Imprecise(ths []Threshold) []PairedRow {
+	var out []PairedRow
+	for _, row := range r.Rows {
+		if row.Signif || row.Same {
+			continue
+		}
+		for _, t := range ths {
+			if t.Unit == row.Unit && row.Ratio.HalfWidth() > math.Abs(t.Limit) {
+				out = append(out, row)
+				break
+			}
+		}
+	}
+	return out
+}

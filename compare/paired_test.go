@@ -133,3 +133,25 @@ func TestComparePairedAA(t *testing.T) {
 		t.Errorf("%d of 20 A/A comparisons failed the gate; want about α = 5%%", failed)
 	}
 }
+
+func TestPairedImprecise(t *testing.T) {
+	// 6 rounds of ±5% noise and no change: the interval is wider than a 1% limit.
+	rs := pairedRun(t, 6, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", 3)
+	res := ComparePaired(rs, "old", "new", analysis.DefaultOptions())
+	for i := range res.Rows {
+		res.Rows[i].Ratio.Lo, res.Rows[i].Ratio.Hi = 0.95, 1.05
+	}
+	tight, _ := ParseThresholds("sec/op>+1%")
+	loose, _ := ParseThresholds("sec/op>+20%")
+	if got := res.Imprecise(tight); len(got) != 2 {
+		t.Errorf("Imprecise(1%%) = %d rows, want both sec/op rows", len(got))
+	}
+	if got := res.Imprecise(loose); len(got) != 0 {
+		t.Errorf("Imprecise(20%%) = %d rows, want none", len(got))
+	}
+	var md strings.Builder
+	_ = res.WriteMarkdown(&md, "t", tight, nil, nil)
+	if !strings.Contains(md.String(), "measured less precisely than the limit") {
+		t.Errorf("markdown lacks the precision warning:\n%s", md.String())
+	}
+}

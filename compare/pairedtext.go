@@ -142,6 +142,9 @@ func (r *PairedResult) WriteMarkdown(w io.Writer, title string, rules []Threshol
 		} else {
 			fmt.Fprintf(&b, "**Gate %s: passed.**\n\n", strings.Join(names, ", "))
 		}
+		if imp := r.Imprecise(rules); len(imp) > 0 {
+			fmt.Fprintf(&b, "⚠️ %d benchmark(s) measured less precisely than the limit (%s); a change that large could go unseen there. Give the run a larger budget.\n\n", len(imp), mdEscape(impreciseList(imp)))
+		}
 	}
 	failed := failMarks(fails)
 	unit := ""
@@ -211,4 +214,19 @@ func (r *PairedResult) WriteMarkdown(w io.Writer, title string, rules []Threshol
 // mdEscape keeps table cells intact.
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func impreciseList(rows []PairedRow) string {
+	var parts []string
+	for _, r := range rows {
+		parts = append(parts, fmt.Sprintf("%s ±%.1f%%", r.Name, r.Ratio.HalfWidth()*100))
+	}
+	return list(parts)
+}
+
+// WriteImprecise prints the rows Imprecise returns, if any, as a warning.
+func (r *PairedResult) WriteImprecise(w io.Writer, ths []Threshold) {
+	if imp := r.Imprecise(ths); len(imp) > 0 {
+		fmt.Fprintf(w, "warning: %d benchmark(s) measured less precisely than the --fail-on limit (%s): a change that large could go unseen; raise --budget\n", len(imp), impreciseList(imp))
+	}
 }

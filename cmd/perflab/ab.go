@@ -380,10 +380,11 @@ func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags
 	if err := pr.WriteText(stdout, fails); err != nil {
 		return err
 	}
+	pr.WriteImprecise(stderr, rules)
 	if f.markdown != "" {
 		var footer []string
 		footer = append(footer, fmt.Sprintf("old: %s", sides[0].Label()), fmt.Sprintf("new: %s", sides[1].Label()),
-			fmt.Sprintf("perflab run %d: %d interleaved rounds; each change is the median of the per-round new/old ratios (Hodges–Lehmann) with its %.0f%% Wilcoxon signed-rank interval.", res.RunID, res.RoundsDone, (1-pr.Alpha)*100))
+			fmt.Sprintf("perflab run %d: %d interleaved rounds; each change is the Hodges–Lehmann estimate of the per-round new/old ratios with its %.0f%% Wilcoxon signed-rank interval.", res.RunID, res.RoundsDone, (1-pr.Alpha)*100))
 		if env, err := db.Env(ctx, res.RunID); err == nil {
 			for _, k := range []string{"cpu", "noise-before", "noise-after"} {
 				if v := envValue(env, k); v != "" {
