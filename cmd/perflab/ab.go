@@ -262,7 +262,10 @@ func abSettings(given []string) ([2]abSide, error) {
 				c.Env[j] = "PGO=" + abs
 			}
 		}
-		out[i].env, out[i].label = c.Env, c.Name
+		out[i].env = c.Env
+		if c.Name != out[i].name {
+			out[i].label = c.Name
+		}
 	}
 	return out, nil
 }
