@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -76,7 +77,10 @@ func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analys
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
 		if a.unit != b.unit {
-			return unitRank(a.unit) - unitRank(b.unit)
+			if d := unitRank(a.unit) - unitRank(b.unit); d != 0 {
+				return d
+			}
+			return strings.Compare(a.unit, b.unit)
 		}
 		return analysis.CompareNames(a.name, b.name)
 	})

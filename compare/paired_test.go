@@ -28,7 +28,7 @@ func pairedRun(t *testing.T, rounds int, factors map[string]float64, onlyOld str
 				if cfg == "new" {
 					v *= factors[name]
 				}
-				fmt.Fprintf(&b, "%s 1000 %.3f ns/op 64 B/op 1 allocs/op\n", name, v)
+				fmt.Fprintf(&b, "%s 1000 %.3f ns/op 64 B/op 1 allocs/op %.0f x-sec/op %.0f a-sec/op\n", name, v, v, v)
 			}
 			if cfg == "old" && onlyOld != "" {
 				fmt.Fprintf(&b, "%s 1000 5 ns/op\n", onlyOld)
@@ -94,6 +94,17 @@ func TestComparePaired(t *testing.T) {
 	ths, _ := ParseThresholds("req/s<-5%")
 	if _, unmatched := res.Check(ths); len(unmatched) != 1 {
 		t.Errorf("a rule on an absent unit must be reported as unmatched")
+	}
+
+	// Rows come grouped by unit: sec/op first, then the others by name.
+	var units []string
+	for _, r := range res.Rows {
+		if len(units) == 0 || units[len(units)-1] != r.Unit {
+			units = append(units, r.Unit)
+		}
+	}
+	if fmt.Sprint(units) != "[sec/op a-sec/op x-sec/op B/op allocs/op]" {
+		t.Errorf("row units in order %v, want each unit once, sec/op first", units)
 	}
 
 	var text, md strings.Builder
