@@ -22,6 +22,7 @@ import (
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -320,7 +321,7 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 // finishRun analyses a run, stores its verdicts, writes report.md and prints
 // the claims table.
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
-	in, err := report.Load(ctx, db, res.RunID, opt)
+	in, err := findings.Load(ctx, db, res.RunID, opt)
 	if err != nil {
 		return err
 	}
@@ -340,6 +341,9 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	}
 	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), res.Failures)
 	if err := report.ClaimsTable(stdout, in); err != nil {
+		return err
+	}
+	if err := report.RatiosTable(stdout, in); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s\n", path)
@@ -452,7 +456,7 @@ func declareReport(fs *flag.FlagSet, c *common, out *string) {
 	fs.StringVar(out, "o", "", "write to `file` instead of stdout")
 }
 
-func loadRun(c common, pos []string) (*report.Input, error) {
+func loadRun(c common, pos []string) (*findings.Run, error) {
 	if len(pos) > 1 {
 		return nil, fmt.Errorf("want at most one run ID, got %q", pos)
 	}
@@ -470,7 +474,7 @@ func loadRun(c common, pos []string) (*report.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.Load(ctx, db, id, c.options())
+	return findings.Load(ctx, db, id, c.options())
 }
 
 // ---- export ----
@@ -514,13 +518,16 @@ var cmdAnalyze = &command{
 	rank:    40,
 	name:    "analyze",
 	summary: "summarize benchfmt files or a stored run; find knees and crossovers",
-	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY] [--json]",
+	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY [--baseline VALUE]] [--json]",
 	help: `
 Analyze reads Go benchmark output files (what benchstat reads; "-" is stdin)
 or a stored run (an ID or "latest"), and prints the median and 95%
 confidence interval of every benchmark and unit. With --axis it finds knees
-along that sub-benchmark key (/key=value in the names); with --by it also
-finds crossovers between series that differ in that key.
+along that sub-benchmark key (/key=value in the names); with --by it
+gives, per point, the paired ratio of each value of that key to the
+baseline value (--baseline, default the first value seen) with its 95%
+interval and a geomean across points, and with --axis too the crossovers
+between series that differ in that key.
 
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
@@ -530,6 +537,7 @@ Examples:
 type analyzeFlags struct {
 	common
 	axis, by string
+	baseline string
 	asJSON   bool
 	unit     string
 }
@@ -538,15 +546,16 @@ func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
 	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along")
-	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers (needs --axis)")
+	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: ratios to the baseline, and crossovers along --axis")
+	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the first seen)")
 	fs.BoolVar(&f.asJSON, "json", false, "print knees and crossovers as JSON")
 	fs.StringVar(&f.unit, "unit", "", "only this `unit` (e.g. sec/op)")
 }
 
 func init() {
 	define(cmdAnalyze, func(f *analyzeFlags, pos []string, stdout, stderr io.Writer) error {
-		if f.by != "" && f.axis == "" {
-			return errors.New("--by needs --axis: crossovers are found along an axis")
+		if f.baseline != "" && f.by == "" {
+			return errors.New("--baseline needs --by: it is a value of that key")
 		}
 		results, err := analyzeInput(f.common, pos, stderr)
 		if err != nil {
@@ -563,11 +572,29 @@ func init() {
 		out := struct {
 			Knees      []analysis.SeriesKnee      `json:"knees"`
 			Crossovers []analysis.SeriesCrossover `json:"crossovers"`
-		}{[]analysis.SeriesKnee{}, []analysis.SeriesCrossover{}}
+			Ratios     []findings.Comparison      `json:"ratios"`
+			Geomeans   []findings.GeomeanRow      `json:"geomeans"`
+		}{[]analysis.SeriesKnee{}, []analysis.SeriesCrossover{}, []findings.Comparison{}, []findings.GeomeanRow{}}
 		if f.axis != "" {
 			out.Knees = analysis.Knees(samples, f.axis, opt)
 			if f.by != "" {
 				out.Crossovers = analysis.Crossovers(samples, f.axis, f.by, opt)
+			}
+		}
+		if f.by != "" {
+			base := f.baseline
+			if base == "" {
+				for _, s := range samples {
+					if v, ok := s.Value(f.by); ok {
+						base = v
+						break
+					}
+				}
+			}
+			for _, u := range analysis.Units(samples) {
+				rs := findings.RatioSpec{Axis: f.axis, By: f.by, Baseline: base, Unit: u}
+				out.Ratios = append(out.Ratios, findings.Ratios(samples, rs, opt)...)
+				out.Geomeans = append(out.Geomeans, findings.Geomeans(samples, rs, opt)...)
 			}
 		}
 		if f.asJSON {
@@ -585,7 +612,16 @@ func init() {
 				fmt.Fprintf(stdout, "  %s [%s]: %s=%g (%s confidence) %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Axis, k.X, k.Confidence, k.Note)
 			}
 		}
-		if f.by != "" {
+		if f.by != "" && len(out.Ratios) > 0 {
+			fmt.Fprintf(stdout, "\nratios to %s=%s, per point, paired within rounds (95%% interval):\n", f.by, out.Ratios[0].Baseline)
+			for _, c := range out.Ratios {
+				for _, p := range c.Points {
+					fmt.Fprintf(stdout, "  %s %s=%s [%s] %s: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, orPoint(f.axis, p.X), report.FmtRatio(p.Ratio))
+				}
+				fmt.Fprintf(stdout, "  %s %s=%s [%s] geomean: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, report.FmtRatio(c.Geomean.Ratio))
+			}
+		}
+		if f.by != "" && f.axis != "" {
 			fmt.Fprintf(stdout, "\ncrossovers along %s between %s values:\n", f.axis, f.by)
 			if len(out.Crossovers) == 0 {
 				fmt.Fprintln(stdout, "  none")
@@ -596,6 +632,16 @@ func init() {
 		}
 		return nil
 	})
+}
+
+func orPoint(axis, x string) string {
+	switch {
+	case x == "":
+		return "(all)"
+	case axis != "":
+		return axis + "=" + x
+	}
+	return x
 }
 
 func seriesLabel(name, config string) string {
