@@ -16,7 +16,8 @@ type SpecInput struct {
 	Benchtime string
 	CPU       []int
 	Axis      string // analysis axis, "" for none
-	By        string // crossover key, "" for none
+	By        string // the key whose values are compared, "" for none
+	Baseline  string // the value of By the others are divided by; "" for its first value
 }
 
 // Config is a named set of environment settings (KEY=VALUE).
@@ -88,10 +89,26 @@ func SpecText(in SpecInput) (string, error) {
 			fmt.Fprintf(&b, "%s = %s\n", field, quote(v))
 		}
 	}
-	if in.Axis != "" && axes != nil {
-		fmt.Fprintf(&b, "\n[analysis]\naxis = %s\n", quote(in.Axis))
-		if in.By != "" {
+	hasAxis := func(key string) bool {
+		for _, a := range axes {
+			if a.Key == key {
+				return true
+			}
+		}
+		return false
+	}
+	axis := in.Axis != "" && hasAxis(in.Axis)
+	by := in.By != "" && hasAxis(in.By)
+	if axis || by {
+		b.WriteString("\n[analysis]\n")
+		if axis {
+			fmt.Fprintf(&b, "axis = %s\n", quote(in.Axis))
+		}
+		if by {
 			fmt.Fprintf(&b, "by = %s\n", quote(in.By))
+			if in.Baseline != "" {
+				fmt.Fprintf(&b, "baseline = %s\n", quote(in.Baseline))
+			}
 		}
 	}
 	return b.String(), nil

@@ -71,10 +71,10 @@ type Run struct {
 	// run's unit metadata).
 	Better map[string]Direction
 
-	RoundsDone, Cells   int
-	Failed, Skipped     int
-	Incorrect           int
-	Warnings            []string
+	RoundsDone, Cells int
+	Failed, Skipped   int
+	Incorrect         int
+	Warnings          []string
 }
 
 // Load reads a run from the store and computes its findings.

@@ -3,8 +3,8 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
