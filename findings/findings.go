@@ -67,9 +67,7 @@ type Run struct {
 	Profiles     []claim.CellProfile
 	Shares       []ProfileShare // one per entry of Profiles
 	Verdicts     []claim.Result
-	// Better says, per unit, whether higher values are better (from the
-	// run's unit metadata).
-	Better map[string]Direction
+	higher       func(unit string) bool // see HigherIsBetter
 
 	RoundsDone, Cells int
 	Failed, Skipped   int
@@ -132,7 +130,7 @@ func Of(in Input) *Run {
 		f.RoundsDone = max(f.RoundsDone, len(s.Values))
 	}
 	f.Cells = countCells(f.Samples)
-	f.Better = Directions(in.UnitMeta, in.Spec)
+	f.higher = Directions(in.UnitMeta, in.Spec)
 	f.Profiles = cellProfiles(&in)
 	f.Shares = shares(f.Profiles, in.Opt.Confidence)
 	f.countFailures()

@@ -3,45 +3,46 @@ package findings
 import (
 	"strings"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/perflab/perflab/benchmetrics"
+	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
 
-// Direction says which way a unit improves.
-type Direction int
-
-// Directions.
-const (
-	LowerIsBetter Direction = iota
-	HigherIsBetter
-)
-
-// Directions returns, per unit with a declared direction, which way it
-// improves: from the run's unit metadata (benchfmt "Unit U better=higher"
-// lines, stored with the run) and benchmetrics' units. Go test's own
-// throughput unit MB/s is better higher; every unit without metadata is
-// better lower. Nothing is inferred from a unit's name.
-func Directions(meta []store.UnitMeta, _ *spec.Spec) map[string]Direction {
-	d := map[string]Direction{"MB/s": HigherIsBetter}
+// Directions returns which way each unit improves, from unit metadata
+// alone: benchmetrics' units, the run's stored unit metadata (benchfmt
+// "Unit U better=higher" lines) and the spec's [[unit]] declarations, in
+// that order of precedence from last to first. A unit none of them
+// describes follows [compare.HigherIsBetter] (only go test's MB/s is
+// better higher); nothing is inferred from a unit's name.
+func Directions(meta []store.UnitMeta, s *spec.Spec) func(unit string) bool {
+	var all []benchfmt.UnitMetadata
+	add := func(unit, better string) {
+		all = append(all, benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"}, Value: strings.ToLower(better)})
+	}
 	for _, u := range benchmetrics.Units {
-		if strings.EqualFold(u.Better, "higher") {
-			d[u.Unit] = HigherIsBetter
-		}
+		add(u.Unit, u.Better)
 	}
 	for _, m := range meta {
-		if !strings.EqualFold(m.Key, "better") {
-			continue
-		}
-		switch strings.ToLower(m.Value) {
-		case "higher":
-			d[m.Unit] = HigherIsBetter
-		case "lower":
-			d[m.Unit] = LowerIsBetter
+		if strings.EqualFold(m.Key, "better") {
+			add(m.Unit, m.Value)
 		}
 	}
-	return d
+	if s != nil {
+		for _, u := range s.Units {
+			add(u.Name, u.Better)
+		}
+	}
+	return compare.Directions(all)
 }
 
-// HigherIsBetter reports whether larger values of unit are better in this run.
-func (f *Run) HigherIsBetter(unit string) bool { return f.Better[unit] == HigherIsBetter }
+// HigherIsBetter reports whether larger values of unit are better in this
+// run (see [Directions]).
+func (f *Run) HigherIsBetter(unit string) bool {
+	if f.higher == nil {
+		f.higher = Directions(f.UnitMeta, f.Spec)
+	}
+	return f.higher(unit)
+}

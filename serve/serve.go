@@ -422,7 +422,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.OldRun, page.NewRun = oldIn.Run, newIn.Run
-	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence})
+	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence,
+		HigherIsBetter: func(unit string) bool { return newIn.HigherIsBetter(unit) }})
 	res.Sort()
 	var fails []compare.Failure
 	if page.FailOn != "" {

@@ -16,7 +16,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/compare"
-	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/store"
 )
 
@@ -81,7 +80,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha})
+		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha, HigherIsBetter: compare.Directions(append(old.meta, new.meta...))})
 		res.Sort()
 		fails, unmatched := res.Check(ths)
 		if f.asJSON {
@@ -134,6 +133,7 @@ type side struct {
 	label   string
 	results []*benchfmt.Result
 	env     []store.KV // nil for a file
+	meta    []benchfmt.UnitMetadata
 }
 
 // compareInput reads one side: a stored run or a benchmark file.
@@ -161,6 +161,11 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 			if sd.env, err = db.Env(ctx, id); err != nil {
 				return nil, err
 			}
+			meta, err := db.UnitMeta(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			sd.meta = storedMeta(meta)
 			return sd, nil
 		}
 	}
@@ -174,14 +179,14 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 		defer f.Close()
 		r, name = f, arg
 	}
-	res, err := gotest.Parse(r, name)
+	res, meta, err := readBench(r, name)
 	if err != nil {
 		fmt.Fprintf(stderr, "perflab compare: %v\n", err)
 	}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("%s holds no benchmark results", name)
 	}
-	return &side{label: name, results: res}, nil
+	return &side{label: name, results: res, meta: meta}, nil
 }
 
 // describeSides names both inputs and, for stored runs, lists where their
