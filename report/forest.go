@@ -10,7 +10,7 @@ import (
 )
 
 // forestLegend explains the claims' forest plots.
-const forestLegend = template.HTML(`<p class="note">Each check's plot: the measured estimate (dot) with its confidence interval (black bar), the threshold the predicate compares it with (red line), an equivalence band (green) where the check has one, and the article's claimed value (blue ◇). Ratios are drawn on a log scale. Grey plots in italic rows are context checks: shown, not counted.</p>`)
+const forestLegend = template.HTML(`<p class="note">Each check's plot: the measured estimate (dot) with its confidence interval (black bar), the threshold the predicate compares it with (red line), an equivalence band (green) where the check has one, the article's claimed value (blue ◇) and, dashed, 1 (no effect) when in view. Ratios are drawn on a log scale. Grey plots in italic rows are context checks: shown, not counted.</p>`)
 
 // forestPlot draws one check as a small forest plot, or nothing when the
 // check carries no estimate.
@@ -63,6 +63,9 @@ func forestPlot(c claim.CheckResult) template.HTML {
 	}
 	fmt.Fprintf(&b, `<svg class="%s" width="%g" height="%g" viewBox="0 0 %g %g" role="img"><title>%s</title>`, class, w, h, w, h, template.HTMLEscapeString(forestTip(c, logScale)))
 	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="14" x2="%.1f" y2="14"/>`, left, w-right)
+	if logScale && min < 0 && max > 0 { // 1, no effect, is in view
+		fmt.Fprintf(&b, `<line class="one" x1="%.1f" y1="5" x2="%.1f" y2="23"/>`, x(1), x(1))
+	}
 	if band {
 		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="4" width="%.1f" height="20"/>`, x(c.BandLo), math.Max(1, x(c.BandHi)-x(c.BandLo)))
 	}
