@@ -12,7 +12,7 @@ import (
 // nothing that computes a summary, a test, an interval, a fit or a
 // verdict. The same check by hand:
 //
-//	grep -nE 'benchmath|analysis\.(Summarize|Compare|FindKnee|Knees|Crossovers|Paired|Geomean)|\.Paired\(|\.Geomean\(|claim\.Evaluate|NewShare|\.Share\(' report/*.go serve/*.go | grep -v _test.go
+//	grep -nE 'benchmath|analysis\.(Summarize|Compare\(|FindKnee|Knees|Crossovers|Paired|Geomean)|\.Paired\(|\.Geomean\(|claim\.Evaluate|NewShare|\.Share\(' report/*.go serve/*.go | grep -v _test.go
 func TestNoStatisticsInRenderers(t *testing.T) {
 	banned := []string{"benchmath", "analysis.Summarize", "analysis.Compare(", "analysis.FindKnee", "analysis.Knees(", "analysis.Crossovers(",
 		"analysis.Paired", "analysis.Geomean", ".Paired(", ".Geomean(", "claim.Evaluate", "NewShare", ".Share(", "PairedLogs"}
