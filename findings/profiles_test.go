@@ -135,12 +135,12 @@ text = "no profile for pooled"
   op = "<"
   value = 0.02
 `))
-	want := []string{claim.Reproduced, claim.NotTestable}
+	want := []string{string(claim.Reproduced), string(claim.NotTestable)}
 	if len(in.Verdicts) != len(want) {
 		t.Fatalf("%d verdicts, want %d", len(in.Verdicts), len(want))
 	}
 	for i, v := range in.Verdicts {
-		if v.Verdict != want[i] {
+		if string(v.Verdict) != want[i] {
 			t.Errorf("%s: %s (%s %s), want %s", v.ID, v.Verdict, v.Measured, v.Reason, want[i])
 		}
 	}

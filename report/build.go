@@ -50,13 +50,13 @@ func sections(f *findings.Run, opt HTMLOptions, withHTML bool) []Section {
 
 // verdictClass gives a verdict's CSS class; the word carries the meaning,
 // the colour only repeats it.
-func verdictClass(v string) string {
-	switch v {
-	case claim.Reproduced:
+func verdictClass[V ~string](v V) string {
+	switch string(v) {
+	case string(claim.Reproduced):
 		return "v-rep"
-	case claim.Contradicted:
+	case string(claim.Contradicted):
 		return "v-con"
-	case claim.Inconclusive:
+	case string(claim.Inconclusive):
 		return "v-inc"
 	}
 	return "v-nt"
@@ -64,8 +64,8 @@ func verdictClass(v string) string {
 
 // checkMeasured is what a check measured, with the reason when it did not
 // reproduce.
-func checkMeasured(measured, reason, verdict string) string {
-	if reason != "" && verdict != claim.Reproduced {
+func checkMeasured[V ~string](measured, reason string, verdict V) string {
+	if reason != "" && string(verdict) != string(claim.Reproduced) {
 		return strings.TrimPrefix(measured+" — ", " — ") + reason
 	}
 	return measured
@@ -75,9 +75,9 @@ func predicateOf(c claim.CheckResult) string { return cmp.Or(c.Predicate, "—")
 
 func checkVerdict(c claim.CheckResult) string {
 	if c.Context {
-		return c.Verdict + " (context, not counted)"
+		return string(c.Verdict) + " (context, not counted)"
 	}
-	return c.Verdict
+	return string(c.Verdict)
 }
 
 func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
@@ -106,12 +106,12 @@ func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 				plot.Plot = forestPlot(v.Checks[0])
 			}
 		}
-		if v.Verdict == claim.NotTestable && len(v.Checks) == 0 {
+		if string(v.Verdict) == string(claim.NotTestable) && len(v.Checks) == 0 {
 			pred = "not testable"
 		}
 		m := cell(measured)
 		m.Class, m.Plot = "measured", plot.Plot
-		row.Cells = []Cell{id, cell(v.Text), cell(v.Claimed), cell(pred), m, {Text: Plain(v.Verdict), Strong: true, Class: "verdict " + verdictClass(v.Verdict)}}
+		row.Cells = []Cell{id, cell(v.Text), cell(v.Claimed), cell(pred), m, {Text: Plain(string(v.Verdict)), Strong: true, Class: "verdict " + verdictClass(v.Verdict)}}
 		t.Rows = append(t.Rows, row)
 		if len(v.Checks) < 2 {
 			continue

@@ -116,6 +116,6 @@ func forestTip(c claim.CheckResult, logScale bool) string {
 	if !math.IsNaN(c.Claimed) && c.Claimed != 0 {
 		parts = append(parts, fmt.Sprintf("claimed %.4g", c.Claimed))
 	}
-	parts = append(parts, "verdict "+c.Verdict)
+	parts = append(parts, "verdict "+string(c.Verdict))
 	return strings.Join(parts, "; ")
 }

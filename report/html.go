@@ -100,9 +100,9 @@ func glanceOf(f *findings.Run) []glance {
 	var out []glance
 	counts := map[string]int{}
 	for _, v := range f.Verdicts {
-		counts[v.Verdict]++
+		counts[string(v.Verdict)]++
 	}
-	for _, v := range []string{claim.Reproduced, claim.Contradicted, claim.Inconclusive, claim.NotTestable} {
+	for _, v := range []string{string(claim.Reproduced), string(claim.Contradicted), string(claim.Inconclusive), string(claim.NotTestable)} {
 		if counts[v] > 0 {
 			out = append(out, glance{fmt.Sprintf("%d %s", counts[v], v), verdictClass(v)})
 		}

@@ -23,7 +23,7 @@ func Load(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 func StoreVerdicts(ctx context.Context, db *store.DB, f *findings.Run) error {
 	v := make([]store.Verdict, len(f.Verdicts))
 	for i, r := range f.Verdicts {
-		v[i] = store.Verdict{ClaimID: r.ID, Verdict: r.Verdict, Claimed: r.Claimed, Measured: r.Measured, Reason: r.Reason}
+		v[i] = store.Verdict{ClaimID: r.ID, Verdict: string(r.Verdict), Claimed: r.Claimed, Measured: r.Measured, Reason: r.Reason}
 	}
 	return db.SetVerdicts(ctx, f.Run.ID, v)
 }
