@@ -12,6 +12,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/findings"
 )
 
@@ -24,20 +25,24 @@ func ClaimsTable(w io.Writer, f *findings.Run) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLAIM\tVERDICT\tTESTED PREDICATE\tMEASURED")
+	fmt.Fprintln(tw, "CLAIM\tVERDICT\tTESTED PREDICATE / MEASURED")
+	check := func(id string, c claim.CheckResult) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", id, checkVerdict(c), truncate(predicateOf(c), 200))
+		if m := checkMeasured(c.Measured, c.Reason, c.Verdict); m != "" {
+			fmt.Fprintf(tw, "\t\t  measured: %s\n", truncate(m, 160))
+		}
+	}
 	for _, v := range f.Verdicts {
-		if len(v.Checks) == 1 {
-			c := v.Checks[0]
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.ID, checkVerdict(c), truncate(predicateOf(c), 70), truncate(checkMeasured(c.Measured, c.Reason, c.Verdict), 90))
-			continue
-		}
-		m := v.Measured
-		if len(v.Checks) == 0 {
-			m = v.Reason
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.ID, v.Verdict, "", truncate(m, 90))
-		for i, c := range v.Checks {
-			fmt.Fprintf(tw, "  %s.%d\t%s\t%s\t%s\n", v.ID, i+1, checkVerdict(c), truncate(predicateOf(c), 70), truncate(checkMeasured(c.Measured, c.Reason, c.Verdict), 90))
+		switch len(v.Checks) {
+		case 0:
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, v.Verdict, truncate(v.Reason, 160))
+		case 1:
+			check(v.ID, v.Checks[0])
+		default:
+			fmt.Fprintf(tw, "%s\t%s\t(%d checks)\n", v.ID, v.Verdict, len(v.Checks))
+			for i, c := range v.Checks {
+				check(fmt.Sprintf("  %s.%d", v.ID, i+1), c)
+			}
 		}
 	}
 	if err := tw.Flush(); err != nil {
