@@ -43,12 +43,20 @@ type Options struct {
 	NoProfile   bool          // skip the profiling pass
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
 	Progress    io.Writer     // progress lines; nil → discard
+
+	// SkipSelectionCheck skips listing the benchmarks before round 1 to
+	// check that every planned cell selects one (see checkSelection).
+	SkipSelectionCheck bool
+	// NewRunIfChanged makes Resume start a new run with the stored run's
+	// plan when a test binary differs from the one the run recorded;
+	// without it such a resume is refused (*BinaryChangedError).
+	NewRunIfChanged bool
 }
 
 // Result says how a run ended.
 type Result struct {
 	RunID       int64
-	Status      string // "complete", "interrupted" or "failed"
+	Status      string // "complete", "partial" (some cells or configs failed), "interrupted" or "failed"
 	RoundsDone  int
 	RoundsTotal int
 	Failures    int
@@ -86,8 +94,11 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if run.Status == "complete" {
-		return nil, fmt.Errorf("run %d is already complete; nothing to resume", runID)
+	if run.Status == "complete" || run.Status == "partial" {
+		return nil, fmt.Errorf("run %d is already %s; nothing to resume", runID, run.Status)
+	}
+	if err := checkOwner(run); err != nil {
+		return nil, err
 	}
 	var saved savedPlan
 	if err := json.Unmarshal([]byte(run.Note), &saved); err != nil || saved.Mode == "" {
@@ -134,6 +145,15 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if len(bins) == 0 {
 		return nil, errors.New("no configuration could be built; see the errors above")
 	}
+	if resume != nil {
+		if resume, err = checkBinaries(ctx, opt, resume, configRows, progress); err != nil {
+			return nil, err
+		}
+	} else if opt.Cells == nil {
+		if err := checkSelection(ctx, opt, p, timeout, bins, progress); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Budget > 0 && resume == nil {
 		if err := fitBudget(ctx, opt, p, &mode, timeout, bins, progress); err != nil {
 			return nil, err
@@ -146,12 +166,12 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
-			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note),
+			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
 		}
 		if _, err := opt.DB.CreateRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
-	} else if err := opt.DB.FinishRun(ctx, run.ID, "running"); err != nil {
+	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
 		return nil, err
 	}
 	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
@@ -210,7 +230,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if ctx.Err() != nil {
 		return finish("interrupted", nil)
 	}
-	return finish("complete", nil)
+	return finish(endStatus(res, len(bins), len(configRows)), nil)
 }
 
 // makePlan lays out the cells: the given ones, or the spec's axis product.
