@@ -44,9 +44,11 @@ type Options struct {
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
 	Progress    io.Writer     // progress lines; nil → discard
 
-	// SkipSelectionCheck skips listing the benchmarks before round 1 to
-	// check that every planned cell selects one (see checkSelection).
-	SkipSelectionCheck bool
+	// NamesOnly limits the check before round 1 to the benchmark names
+	// (-test.list, which runs nothing); otherwise every planned cell is
+	// checked against one pass of the selection at one iteration each
+	// (see checkSelection).
+	NamesOnly bool
 	// NewRunIfChanged makes Resume start a new run with the stored run's
 	// plan when a test binary differs from the one the run recorded;
 	// without it such a resume is refused (*BinaryChangedError).

@@ -33,9 +33,6 @@ func (e *SelectionError) Error() string {
 // own binary is listed, since build settings can change which benchmarks
 // exist.
 func checkSelection(ctx context.Context, opt Options, p *plan.Plan, timeout time.Duration, bins map[string]string, progress io.Writer) error {
-	if opt.SkipSelectionCheck {
-		return nil
-	}
 	start := time.Now()
 	e := &SelectionError{Cells: len(p.Cells)}
 	seen := map[string]bool{}
@@ -58,7 +55,7 @@ func checkSelection(ctx context.Context, opt Options, p *plan.Plan, timeout time
 			return fmt.Errorf("listing the benchmarks of config %s: %w", c.Name, err)
 		}
 		leaves := func(re string) (*listing, error) {
-			if re == "" {
+			if re == "" || opt.NamesOnly {
 				return &listing{}, nil
 			}
 			inv := inv
@@ -77,7 +74,11 @@ func checkSelection(ctx context.Context, opt Options, p *plan.Plan, timeout time
 		}
 		var missing []plan.Cell
 		for _, cell := range cells {
-			if unmatched(cell, top, have) != "" {
+			if opt.NamesOnly {
+				if b := strings.Split(cell.Bench, "/")[0]; !slices.Contains(top, b) {
+					missing = append(missing, cell)
+				}
+			} else if unmatched(cell, top, have) != "" {
 				missing = append(missing, cell)
 			}
 		}
@@ -103,7 +104,11 @@ func checkSelection(ctx context.Context, opt Options, p *plan.Plan, timeout time
 		}
 		return e
 	}
-	fmt.Fprintf(progress, "perflab: selection checked: all %d cells select a benchmark (%s)\n", len(p.Cells), time.Since(start).Round(time.Millisecond))
+	what := "all %d cells select a benchmark"
+	if opt.NamesOnly {
+		what = "the benchmarks of all %d cells exist"
+	}
+	fmt.Fprintf(progress, "perflab: selection checked: "+what+" (%s)\n", len(p.Cells), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -148,6 +148,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, err)
 			return
 		}
+		run.Status = run.State() // a run whose process died reads as interrupted
 		row := runRow{Run: run, Rounds: len(done)}
 		vs, err := s.opt.DB.Verdicts(ctx, run.ID)
 		if err != nil {
@@ -387,7 +388,10 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		ThresholdErr string
 	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: (1 - s.opt.Stats.Alpha) * 100}
 	parse := func(k string) int64 {
-		v, _ := strconv.ParseInt(q.Get(k), 10, 64)
+		if q.Get(k) == "" {
+			return 0
+		}
+		v, _ := s.opt.DB.ResolveRun(ctx, q.Get(k)) // an ID, latest or latest~N
 		return v
 	}
 	page.Old, page.New = parse("old"), parse("new")

@@ -36,12 +36,14 @@ var (
 
 // CurrentOwner describes this process.
 func CurrentOwner() Owner {
-	selfOnce.Do(func() {
-		host, _ := os.Hostname()
-		pid := os.Getpid()
-		selfOwner = Owner{Host: host, PID: pid, Start: processStart(pid)}
-	})
+	selfOnce.Do(func() { selfOwner = ProcessOwner(os.Getpid()) })
 	return selfOwner
+}
+
+// ProcessOwner describes the process pid on this host.
+func ProcessOwner(pid int) Owner {
+	host, _ := os.Hostname()
+	return Owner{Host: host, PID: pid, Start: processStart(pid)}
 }
 
 // processStart returns an identifier of the process' start: the boot id and

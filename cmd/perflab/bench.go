@@ -246,8 +246,12 @@ func afterRun(ctx context.Context, db *store.DB, res *engine.Result, err error, 
 	if err := finishRun(context.WithoutCancel(ctx), db, res, f.options(), stdout, stderr); err != nil {
 		return err
 	}
-	if res.Status == "interrupted" {
+	switch res.Status {
+	case "interrupted":
 		fmt.Fprintf(stderr, "perflab: completed rounds are stored. Finish the run with:\n  perflab run --resume %d --db %s\nor report on the partial run with:\n  perflab report %d --db %s\n", res.RunID, f.db, res.RunID, f.db)
+		return errExit1
+	case "partial":
+		fmt.Fprintf(stderr, "perflab: run %d is partial: some cells or configs failed and their samples are missing (the report's Failures section says why)\n", res.RunID)
 		return errExit1
 	}
 	return nil

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -55,25 +54,6 @@ func openDB(path string, mustExist bool) (*store.DB, error) {
 		}
 	}
 	return store.Open(path)
-}
-
-// runID resolves "latest", "" or a number.
-func runID(ctx context.Context, db *store.DB, arg string) (int64, error) {
-	if arg == "" || arg == "latest" {
-		r, err := db.LatestRun(ctx)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return 0, fmt.Errorf("no runs in %s yet: start one with \"perflab run poolreuse --quick\"", db.Path())
-			}
-			return 0, err
-		}
-		return r.ID, nil
-	}
-	id, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%q is not a run ID (a positive number, or \"latest\")", arg)
-	}
-	return id, nil
 }
 
 // ---- list ----
@@ -169,7 +149,8 @@ type runFlags struct {
 	rounds      int
 	benchtime   string
 	budget      time.Duration
-	resume      int64
+	resume      runRefFlag
+	newRun      bool
 	seed        int64
 	noProfile   bool
 	out         string
@@ -183,7 +164,8 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.full, "full", false, "full mode: every axis value, longer benchtimes (the default)")
 	fs.IntVar(&f.rounds, "rounds", 0, "override the mode's number of rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
-	fs.Int64Var(&f.resume, "resume", 0, "complete the missing rounds of stored run `ID` (interrupted or killed), with its plan")
+	fs.Var(&f.resume, "resume", "complete the missing rounds of stored `RUN` (an ID, latest or latest~N; interrupted or killed), with its plan and the same test binaries")
+	fs.BoolVar(&f.newRun, "new-run", false, "with --resume: if a test binary changed since the run was recorded, start a new run with its plan instead of refusing")
 	f.engineFlags(fs)
 }
 
@@ -211,7 +193,10 @@ func init() {
 				return err
 			}
 		}
-		if f.resume != 0 {
+		if f.newRun && f.resume.ref == "" {
+			return errors.New("--new-run goes with --resume RUN")
+		}
+		if f.resume.ref != "" {
 			if len(pos) > 0 {
 				return errors.New("--resume takes the run from the database; give no experiments with it")
 			}
@@ -222,12 +207,14 @@ func init() {
 		}
 		// Load every spec first, so a bad one fails before any run is recorded.
 		var specs []*spec.Spec
+		var shipped []bool // built-in specs, whose benchmarks' levels ship with them
 		for _, p := range pos {
 			s, err := loadSpec(p, f.cache)
 			if err != nil {
 				return err
 			}
 			specs = append(specs, s)
+			shipped = append(shipped, isBuiltinArg(p))
 		}
 		db, err := openDB(f.db, false)
 		if err != nil {
@@ -239,10 +226,11 @@ func init() {
 		defer stop()
 
 		failed := false
-		for _, s := range specs {
+		for i, s := range specs {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
+				NamesOnly: shipped[i],
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
@@ -265,7 +253,11 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	run, err := db.GetRun(context.Background(), f.resume)
+	id, err := runID(context.Background(), db, f.resume.ref)
+	if err != nil {
+		return err
+	}
+	run, err := db.GetRun(context.Background(), id)
 	if err != nil {
 		return err
 	}
@@ -275,7 +267,8 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr}, run.ID)
+	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr,
+		NewRunIfChanged: f.newRun}, run.ID)
 	return afterRun(ctx, db, res, err, f, stdout, stderr)
 }
 
@@ -301,6 +294,11 @@ func runSpec(run *store.Run, cache string) (*spec.Spec, error) {
 		return nil, fmt.Errorf("the built-in %s changed since run %d; start a new run", run.Experiment, run.ID)
 	}
 	return b, nil
+}
+
+// isBuiltinArg reports whether loadSpec reads arg as a built-in experiment.
+func isBuiltinArg(arg string) bool {
+	return !strings.HasSuffix(arg, ".toml") && !strings.ContainsRune(arg, os.PathSeparator) && builtin.Has(arg)
 }
 
 // loadSpec resolves a built-in name or a spec file path.
@@ -338,7 +336,7 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), res.Failures)
+	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), report.FailedCellRuns(in))
 	if err := report.ClaimsTable(stdout, in); err != nil {
 		return err
 	}
@@ -359,7 +357,9 @@ var cmdRuns = &command{
 	summary: "list the runs stored in the database",
 	usage:   "[flags]",
 	help: `
-Runs lists stored runs, newest first: ID, experiment, mode, status, rounds and start time.
+Runs lists stored runs, newest first: ID, experiment, mode, status, rounds
+and start time. A run whose perflab process died (killed, machine
+restarted) shows as "interrupted", with the command that resumes it.
 
 Example:
   perflab runs --db perflab.db`,
@@ -384,13 +384,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tEXPERIMENT\tMODE\tSTATUS\tROUNDS\tSTARTED")
-		for _, r := range runs {
-			done, _ := db.RoundsDone(context.Background(), r.ID)
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%s\n", r.ID, r.Experiment, r.Mode, r.Status, len(done), r.RoundsPlanned, r.StartedAt.Local().Format("2006-01-02 15:04:05"))
-		}
-		return tw.Flush()
+		return listRuns(stdout, db, runs, c.db)
 	}
 }
 
@@ -608,7 +602,7 @@ func seriesLabel(name, config string) string {
 // analyzeInput reads benchfmt files, or a stored run when the only argument
 // is a run ID / "latest" (or there are no arguments).
 func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result, error) {
-	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0])) {
+	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0]) && !fileExists(pos[0])) {
 		in, err := loadRun(c, pos)
 		if err != nil {
 			return nil, err
@@ -636,14 +630,8 @@ func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result,
 	return all, nil
 }
 
-func isRunRef(s string) bool {
-	if s == "latest" {
-		return true
-	}
-	if _, err := os.Stat(s); err == nil {
-		return false
-	}
-	_, err := strconv.ParseInt(s, 10, 64)
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
 	return err == nil
 }
 

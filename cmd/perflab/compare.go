@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -139,14 +138,14 @@ type side struct {
 // compareInput reads one side: a stored run or a benchmark file.
 func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 	if arg != "-" {
-		if _, err := os.Stat(arg); err != nil && isRunArg(arg) {
+		if _, err := os.Stat(arg); err != nil && isRunRef(arg) {
 			db, err := openDB(c.db, true)
 			if err != nil {
 				return nil, err
 			}
 			defer db.Close()
 			ctx := context.Background()
-			id, err := resolveRun(ctx, db, arg)
+			id, err := runID(ctx, db, arg)
 			if err != nil {
 				return nil, err
 			}
@@ -238,32 +237,4 @@ func calibration(s string) float64 {
 		return 0
 	}
 	return d.Seconds()
-}
-
-func isRunArg(s string) bool {
-	if s == "latest" || strings.HasPrefix(s, "latest~") {
-		return true
-	}
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
-}
-
-// resolveRun turns "latest", "latest~N" or an ID into a run ID.
-func resolveRun(ctx context.Context, db *store.DB, arg string) (int64, error) {
-	rest, ok := strings.CutPrefix(arg, "latest~")
-	if !ok {
-		return runID(ctx, db, arg)
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%q: want latest~N with N a whole number", arg)
-	}
-	runs, err := db.Runs(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if n >= len(runs) {
-		return 0, fmt.Errorf("%q: %s holds only %d runs", arg, db.Path(), len(runs))
-	}
-	return runs[n].ID, nil
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/store"
+)
+
+// TestSpecMatchingNothingExitsBeforeRound1: a spec whose benchmark or axis
+// key matches nothing exits 1 before round 1, naming the selector, and
+// records no run.
+func TestSpecMatchingNothingExitsBeforeRound1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	mod := throwaway(t)
+	cache := t.TempDir()
+	tests := []struct {
+		name, bench, axis, want string
+	}{
+		{"benchmark", "BenchmarkSumm", "n", `benchmark "BenchmarkSumm" matched nothing; did you mean "BenchmarkSum"?`},
+		{"axis key", "BenchmarkSum", "m", `axis key "m" matched nothing under BenchmarkSum (its level there is n)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			specPath := filepath.Join(mod, strings.ReplaceAll(tt.name, " ", "-")+".toml")
+			text := `name = "typo"
+driver = "gotest"
+package = "./sum"
+benchmarks = ["` + tt.bench + `"]
+
+[[axis]]
+key = "` + tt.axis + `"
+quick = [10, 100]
+
+[mode.quick]
+rounds = 6
+benchtime = "10x"
+
+[mode.full]
+rounds = 6
+`
+			if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db := filepath.Join(t.TempDir(), "x.db")
+			_, stderr, code := perflab(t, "run", specPath, "--quick", "--no-profile", "--db", db, "--cache", cache, "--out", t.TempDir())
+			if code == 0 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant non-zero and %q", code, stderr, tt.want)
+			}
+			if strings.Contains(stderr, "round 1/") {
+				t.Errorf("a round ran:\n%s", stderr)
+			}
+			if out, _, _ := perflab(t, "runs", "--db", db); strings.Contains(out, "typo") {
+				t.Errorf("a run was recorded:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestRunsShowsDeadOwnerAsInterrupted: a run left "running" by a killed
+// process is listed as interrupted with the command that resumes it, and
+// --resume accepts the same run references as every other command.
+func TestRunsShowsDeadOwnerAsInterrupted(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	// Record the child as owner while it lives, then kill it.
+	path := filepath.Join(t.TempDir(), "x.db")
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := store.ProcessOwner(cmd.Process.Pid)
+	run := &store.Run{Experiment: "killed", Mode: "quick", RoundsPlanned: 6, Owner: owner, Note: "{}"}
+	if _, err := db.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	out, _, code := perflab(t, "runs", "--db", path)
+	if code != 0 || !strings.Contains(out, "interrupted (process gone)") || !strings.Contains(out, "perflab run --resume 1 --db "+path) {
+		t.Errorf("runs: exit %d\n%s\nwant the run interrupted, with the resume command", code, out)
+	}
+	for _, ref := range []string{"latest", "latest~0", "1"} {
+		_, stderr, _ := perflab(t, "run", "--resume", ref, "--db", path)
+		if strings.Contains(stderr, "invalid value") || !strings.Contains(stderr, "run 1") {
+			t.Errorf("--resume %s: %s", ref, stderr)
+		}
+	}
+	if _, stderr, code := perflab(t, "run", "--resume", "latest~7", "--db", path); code == 0 || !strings.Contains(stderr, "holds only 1 runs") {
+		t.Errorf("--resume latest~7: exit %d, %s", code, stderr)
+	}
+}
+
+// TestPartialRunExitsNonZero: a run with a config that does not build ends
+// "partial" with exit 1, and the terminal and the report give the same
+// count of failed cell runs.
+func TestPartialRunExitsNonZero(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	mod := throwaway(t)
+	specPath := filepath.Join(mod, "partial.toml")
+	text := `name = "partial"
+driver = "gotest"
+package = "./sum"
+benchmarks = ["BenchmarkSum"]
+
+[[axis]]
+key = "n"
+quick = [10, 100]
+
+[mode.quick]
+rounds = 6
+benchtime = "10x"
+
+[mode.full]
+rounds = 6
+
+[[config]]
+name = "default"
+
+[[config]]
+name = "broken"
+goexperiment = "nosuchexperiment"
+`
+	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "x.db")
+	stdout, stderr, code := perflab(t, "run", specPath, "--quick", "--no-profile", "--db", db, "--cache", t.TempDir(), "--out", t.TempDir())
+	if code != 1 || !strings.Contains(stdout, "run 1: partial") || !strings.Contains(stderr, "run 1 is partial") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s\nwant a partial run and exit 1", code, stdout, stderr)
+	}
+	var terminal int
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "failed cell runs") {
+			f := strings.Fields(l[strings.LastIndex(l, ",")+1:])
+			terminal = atoiOr(f[0])
+		}
+	}
+	md, _, _ := perflab(t, "report", "1", "--db", db)
+	var reported int
+	for _, l := range strings.Split(md, "\n") {
+		if strings.Contains(l, "cell runs failed") {
+			reported = atoiOr(strings.Fields(l)[0])
+		}
+	}
+	if terminal == 0 || terminal != reported {
+		t.Errorf("terminal says %d failed cell runs, the report %d", terminal, reported)
+	}
+	if out, _, _ := perflab(t, "runs", "--db", db); !strings.Contains(out, "partial") {
+		t.Errorf("runs does not show the run as partial:\n%s", out)
+	}
+}
+
+func atoiOr(s string) int {
+	n := 0
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
