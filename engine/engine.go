@@ -156,6 +156,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return nil, err
 		}
 	}
+	mode.ProfileBenchtime = profileBenchtime(opt, p, mode)
 	if opt.Budget > 0 && resume == nil {
 		if err := fitBudget(ctx, opt, p, &mode, timeout, bins, progress); err != nil {
 			return nil, err
@@ -566,7 +567,7 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 	if err != nil {
 		return
 	}
-	benchtime := cmpOr(mode.ProfileBenchtime, profileBenchtime)
+	benchtime := mode.ProfileBenchtime
 	for _, c := range opt.Spec.Configs {
 		bin, ok := bins[c.Name]
 		if !ok || ctx.Err() != nil {
@@ -591,7 +592,18 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 				profileOne(ctx, opt, res, inv, c.Name, cell.Name(), filepath.Join(res.Artifacts, c.Name, slug(cell.Name())), progress)
 			}
 		}
-		fmt.Fprintf(progress, "perflab: profiles for %s written under %s (%s)\n", c.Name, filepath.Join(res.Artifacts, c.Name), time.Since(start).Round(time.Millisecond))
+		cells := 0
+		for _, cell := range p.Cells {
+			if cell.Config == c.Name {
+				cells++
+			}
+		}
+		span := ""
+		if d := profileSpan(benchtime, cells, len(mode.CPU)); d > 0 {
+			span = fmt.Sprintf(", ≈%s of benchmark time in the CPU profile", d.Round(time.Millisecond))
+		}
+		fmt.Fprintf(progress, "perflab: profiles for %s written under %s: %d cells at benchtime %s%s (%s in all)\n",
+			c.Name, filepath.Join(res.Artifacts, c.Name), cells, benchtime, span, time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -629,6 +641,3 @@ func slug(name string) string {
 	}, name)
 }
 
-// profileBenchtime is each benchmark's time in the profiling pass: long
-// enough for a CPU profile to see it, short enough to keep a trace small.
-const profileBenchtime = "10ms"

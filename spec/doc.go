@@ -128,7 +128,9 @@
 // profiling pass, which never shares a run with timings: "config" (default,
 // one pass per config over all cells), "cell" (one pass per cell, so each
 // cell has its own profiles) or "off"; profile_benchtime is that pass's
-// benchtime (default "10ms").
+// benchtime per benchmark (default: one second of benchmark time per
+// config spread over its cells, at least 10ms each, and at most a tenth of
+// a --budget).
 //
 // # Configs
 //

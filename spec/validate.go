@@ -248,9 +248,7 @@ func (v *validator) modes(raw map[string]Mode) {
 		default:
 			v.at(p+".profile", "mode %q profile %q must be \"config\", \"cell\" or \"off\"", name, m.Profile)
 		}
-		if m.ProfileBenchtime == "" {
-			m.ProfileBenchtime = "10ms"
-		} else if !validBenchtime(m.ProfileBenchtime) {
+		if m.ProfileBenchtime != "" && !validBenchtime(m.ProfileBenchtime) {
 			v.at(p+".profile_benchtime", "mode %q profile_benchtime %q must be a positive duration such as \"50ms\" or an iteration count such as \"1000x\"", name, m.ProfileBenchtime)
 		}
 		v.s.Modes[name] = m
