@@ -43,6 +43,7 @@ type Options struct {
 	NoProfile   bool          // skip the profiling pass
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
 	Progress    io.Writer     // progress lines; nil → discard
+	Verbose     bool          // a line per round even on a terminal
 
 	// NamesOnly limits the check before round 1 to the benchmark names
 	// (-test.list, which runs nothing); otherwise every planned cell is
@@ -393,6 +394,7 @@ type rounds struct {
 	runID    int64
 	progress io.Writer
 	res      *Result
+	failed   int // failed cell runs in the rounds run here
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -466,12 +468,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		}
 		r.res.RoundsDone++
 		r.res.Failures += len(failures)
-		if tty {
-			fmt.Fprint(r.progress, "\r\033[K")
-		}
-		fmt.Fprintf(r.progress, "perflab: round %d/%d stored: %d results, %d failed cells, %s elapsed, %s\n",
-			round, r.plan.Rounds, len(results), len(failures), time.Since(start).Round(time.Second), eta(start, cellsRun, total))
+		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
 	}
+	r.roundsEnd(tty, start)
 	return nil
 }
 
@@ -528,6 +527,9 @@ func eta(start time.Time, done, total int) string {
 }
 
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -640,4 +642,3 @@ func slug(name string) string {
 		return '_'
 	}, name)
 }
-

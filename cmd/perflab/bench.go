@@ -111,7 +111,7 @@ func init() {
 		res, err := engine.Run(ctx, engine.Options{
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr,
+			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})

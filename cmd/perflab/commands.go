@@ -153,6 +153,7 @@ type runFlags struct {
 	newRun      bool
 	seed        int64
 	noProfile   bool
+	verbose     bool
 	out         string
 	cache       string
 }
@@ -174,6 +175,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
+	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
 	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 }
@@ -230,7 +232,7 @@ func init() {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
-				NamesOnly: shipped[i],
+				NamesOnly: shipped[i], Verbose: f.verbose,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
@@ -268,7 +270,7 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr,
-		NewRunIfChanged: f.newRun}, run.ID)
+		NewRunIfChanged: f.newRun, Verbose: f.verbose}, run.ID)
 	return afterRun(ctx, db, res, err, f, stdout, stderr)
 }
 
@@ -337,7 +339,13 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 		return fmt.Errorf("writing report: %w", err)
 	}
 	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), report.FailedCellRuns(in))
-	if err := report.ClaimsTable(stdout, in); err != nil {
+	if len(in.Verdicts) == 0 {
+		// No claims to judge: the results themselves.
+		if err := writeResultsTable(stdout, resultRows(in.Samples, opt)); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+	} else if err := report.ClaimsTable(stdout, in); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s\n", path)
