@@ -8,7 +8,9 @@ import (
 )
 
 func TestResultsTable(t *testing.T) {
-	sum := func(c, lo, hi float64, n int) analysis.Summary { return analysis.Summary{Center: c, Lo: lo, Hi: hi, N: n} }
+	sum := func(c, lo, hi float64, n int) analysis.Summary {
+		return analysis.Summary{Center: c, Lo: lo, Hi: hi, N: n}
+	}
 	tests := []struct {
 		name      string
 		rows      []resultRow
