@@ -54,7 +54,7 @@ var ErrNoData = errors.New("no data")
 
 // Load reads the benchmark's value in every stored run that measured it,
 // oldest first. The benchmark may be given with or without its
-// "Benchmark" prefix.
+// "Benchmark" prefix, and with or without its GOMAXPROCS suffix (-N).
 func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) (*Series, error) {
 	unit := cmp.Or(opt.Unit, "sec/op")
 	name := benchmark
@@ -78,6 +78,7 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 	var hits []found
 	configs := map[string]bool{}
 	units := map[string]bool{}
+	fulls := map[string]bool{} // the names as stored that matched
 	for _, r := range runs {
 		results, err := db.Results(ctx, r.ID)
 		if err != nil {
@@ -85,9 +86,10 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 		}
 		f := found{run: r, samples: map[string]*analysis.Sample{}}
 		for _, s := range analysis.Collect(results) {
-			if s.Name.Full != name {
+			if s.Name.Full != name && WithoutProcs(s.Name.Full) != name {
 				continue
 			}
+			fulls[s.Name.Full] = true
 			units[s.Unit] = true
 			if s.Unit == unit {
 				f.samples[s.Config] = s
@@ -104,6 +106,10 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 		}
 		return nil, fmt.Errorf("no stored run in %s measured %s (names are as in \"perflab export\", e.g. BenchmarkPool/size=64/reuse=25-2): %w", db.Path(), name, ErrNoData)
 	}
+	if len(fulls) > 1 {
+		return nil, fmt.Errorf("%s was measured at several GOMAXPROCS values (%s); give the name with its -N suffix", name, strings.Join(sortedKeys(fulls), ", "))
+	}
+	name = sortedKeys(fulls)[0]
 	config := opt.Config
 	if config == "" {
 		switch {
@@ -128,6 +134,22 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 		return nil, fmt.Errorf("%s has no %s values under config %q (configs: %s): %w", name, unit, config, strings.Join(sortedKeys(configs), ", "), ErrNoData)
 	}
 	return out, nil
+}
+
+// WithoutProcs drops the GOMAXPROCS suffix go test appends to a
+// benchmark's name ("BenchmarkX/size=64-8" → "BenchmarkX/size=64"); a
+// negative level value ("/n=-3") is not a suffix.
+func WithoutProcs(full string) string {
+	i := strings.LastIndexByte(full, '-')
+	if i <= 0 || i == len(full)-1 || full[i-1] == '=' || full[i-1] == '/' {
+		return full
+	}
+	for _, r := range full[i+1:] {
+		if r < '0' || r > '9' {
+			return full
+		}
+	}
+	return full[:i]
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -80,6 +80,11 @@ var compareTmpl = page("compare", `
 
 var historyTmpl = page("history", `
 <h1>History</h1>
+{{if .Names}}<form method="get" action="/history" id="picker">
+<label>pick a benchmark<select name="bench">{{range .Names}}<option value="{{.}}"{{if eq . $.Bench}} selected{{end}}>{{.}}</option>{{end}}</select></label>
+<input type="hidden" name="unit" value="{{.Unit}}">
+<button type="submit">show</button>
+</form>{{end}}
 <form method="get" action="/history">
 <label>benchmark<input name="bench" list="names" value="{{.Bench}}" placeholder="BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25"></label>
 <label>unit<input name="unit" value="{{.Unit}}"></label>
@@ -95,7 +100,7 @@ var historyTmpl = page("history", `
 {{if $.Changes}}<ul id="changes">{{range $.Changes}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None found.</p>{{end}}
 <h2>Runs</h2>
 <table><thead><tr><th>run</th><th>experiment</th><th>started</th><th>median</th><th>CI</th><th>n</th></tr></thead>
-<tbody>{{range $.Rows}}<tr{{if .Change}} class="change"{{end}}><td><a href="/run/{{.RunID}}">run {{.RunID}}</a></td><td>{{.Experiment}}</td><td>{{.Started.Local.Format "2006-01-02 15:04"}}</td><td class="num">{{printf "%.4g" .Median}}</td><td class="num">[{{printf "%.4g" .Lo}}, {{printf "%.4g" .Hi}}]</td><td class="num">{{.N}}</td></tr>{{end}}</tbody></table>
+<tbody>{{range $.Rows}}<tr{{if .Change}} class="change"{{end}}><td><a href="/run/{{.RunID}}">run {{.RunID}}</a></td><td>{{.Experiment}}</td><td>{{.Started.Local.Format "2006-01-02 15:04"}}</td><td class="num">{{.MedianText}}</td><td class="num">[{{.LoText}}, {{.HiText}}]</td><td class="num">{{.N}}</td></tr>{{end}}</tbody></table>
 {{end}}
 `)
 

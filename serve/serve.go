@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/perf/benchunit"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
@@ -509,7 +512,7 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 		page.Changes = append(page.Changes, hs.Describe(c))
 	}
 	for i, p := range hs.Points {
-		row := historyRow{Point: p}
+		row := historyRow{Point: p, MedianText: humanValue(p.Median, hs.Unit), LoText: humanValue(p.Lo, hs.Unit), HiText: humanValue(p.Hi, hs.Unit)}
 		for _, c := range hs.Changes {
 			if c.Index == i {
 				row.Change = true
@@ -522,7 +525,24 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 
 type historyRow struct {
 	history.Point
-	Change bool
+	Change                     bool
+	MedianText, LoText, HiText string
+}
+
+// humanValue prints a value in its unit's human scale: 1.742µs for
+// 1.742e-06 sec/op, 4.000KiB for 4096 B/op, 12.35k for 12345 req/s.
+func humanValue(v float64, unit string) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	s := benchunit.Scale(v, benchunit.ClassOf(unit))
+	switch unit {
+	case "sec/op":
+		return s + "s"
+	case "B/op":
+		return s + "B"
+	}
+	return s
 }
 
 // historyChart draws the series by run, oldest first, with each change
@@ -533,13 +553,15 @@ func historyChart(hs *history.Series) *report.Chart {
 		Title:  fmt.Sprintf("%s @%s", hs.Benchmark, hs.Config),
 		XLabel: "run",
 		YLabel: hs.Unit,
+		YClass: benchunit.ClassOf(hs.Unit),
 	}
 	series := report.ChartSeries{Label: "median"}
 	step := max(1, len(hs.Points)/12)
 	for i, p := range hs.Points {
 		x := float64(i + 1)
 		series.Points = append(series.Points, report.ChartPoint{X: x, Y: p.Median, Lo: p.Lo, Hi: p.Hi,
-			Tip: fmt.Sprintf("run %d (%s): median %g %s, n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"), p.Median, hs.Unit, p.N)})
+			Tip: fmt.Sprintf("run %d (%s): median %s [%s, %s], n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"),
+				humanValue(p.Median, hs.Unit), humanValue(p.Lo, hs.Unit), humanValue(p.Hi, hs.Unit), p.N)})
 		if i%step == 0 || i == len(hs.Points)-1 {
 			c.XTicks = append(c.XTicks, x)
 		}

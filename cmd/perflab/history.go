@@ -20,11 +20,13 @@ History prints a benchmark's median (with its confidence interval) in every
 stored run that measured it, oldest first, and flags change points found by
 E-divisive means (a permutation test at --alpha decides each one), naming
 the runs on each side. BENCHMARK is the full name as "perflab export"
-prints it, with or without the "Benchmark" prefix.
+prints it, with or without the "Benchmark" prefix and with or without the
+GOMAXPROCS suffix (-2); the suffix is needed only when the benchmark ran
+at several GOMAXPROCS values.
 
 Examples:
   perflab history BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25
-  perflab history Pool/mode=serial/size=64/variant=syncpool/reuse=50-2 --unit B/op`,
+  perflab history Pool/mode=serial/size=64/variant=syncpool/reuse=50 --unit B/op`,
 }
 
 type historyFlags struct {
