@@ -382,6 +382,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		Units        []compareUnit
 		OnlyOld      []string
 		OnlyNew      []string
+		Unmatched1   []compare.Unmatched
+		ConfigPairs  []string
 		Fails        []string
 		Unmatched    []string
 		GateOK       bool
@@ -476,7 +478,11 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			Verdict: row.Verdict(), Class: class, Fail: failed[row.Config+"\x00"+row.Name+"\x00"+row.Unit],
 		})
 	}
-	page.OnlyOld, page.OnlyNew = res.OnlyOld, res.OnlyNew
+	page.OnlyOld, page.OnlyNew, page.Unmatched1 = res.OnlyOld, res.OnlyNew, res.Unmatched
+	for o, n := range res.ConfigMap {
+		page.ConfigPairs = append(page.ConfigPairs, o+" (old) with "+n+" (new)")
+	}
+	slices.Sort(page.ConfigPairs)
 	s.render(w, compareTmpl, page)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,3 +174,47 @@ func atoiOr(s string) int {
 	}
 	return n
 }
+
+// TestCompareConfigNames: runs whose configs are named differently are
+// paired when each has one config, or with --map; a gate with nothing in
+// common names that as the cause, not the unit.
+func TestCompareConfigNames(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, configs ...string) string {
+		var b strings.Builder
+		for _, c := range configs {
+			b.WriteString("config: " + c + "\n")
+			for i := 0; i < 6; i++ {
+				b.WriteString("BenchmarkHash/size=64-2  1000  " + itoa(1000+i) + " ns/op\n")
+			}
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	one, other := write("old.txt", "default"), write("new.txt", "go126")
+	two, twoNew := write("old2.txt", "default", "gogc"), write("new2.txt", "go126", "nogc")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"one config each: paired", []string{one, other, "--fail-on", "sec/op>+5%"}, 0, "configs compared: default (old) with go126 (new)"},
+		{"several: the cause named", []string{two, twoNew, "--fail-on", "sec/op>+5%"}, 1, "no benchmark is in both OLD and NEW"},
+		{"several: --map", []string{two, twoNew, "--map", "default=go126", "--map", "gogc=nogc", "--fail-on", "sec/op>+5%"}, 0, "@gogc→nogc"},
+	}
+	for _, tt := range tests {
+		stdout, stderr, code := perflab(t, append([]string{"compare"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
+			t.Errorf("%s: exit %d (want %d)\n%s%s\nwant %q", tt.name, code, tt.code, stdout, stderr, tt.want)
+		}
+		if strings.Contains(stderr, "reports the unit") {
+			t.Errorf("%s: blames the unit:\n%s", tt.name, stderr)
+		}
+	}
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
