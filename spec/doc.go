@@ -156,7 +156,11 @@
 //
 // [analysis] names the numeric axis knees and crossovers are computed
 // along (axis), the axis whose values are compared (by), the value of by
-// that is the baseline, and the unit analysed (default "sec/op").
+// that is the baseline, and the unit analysed (default "sec/op"). In a
+// spec with no [[axis]] (whole benchmark functions, as perflab bench
+// writes for benchmarks whose levels are not one sweep), axis and by name
+// key=value levels of the benchmarks' results instead, and each benchmark
+// is analysed along its own values; baseline needs axes.
 // scaling, when set, names the axis whose values are GOMAXPROCS (its
 // values must be positive integers), or "procs" for the -N suffix that the
 // mode's cpu list gives; the report then shows each config's throughput

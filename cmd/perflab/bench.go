@@ -191,8 +191,20 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
 	}
-	if f.axis != "" && s.Analysis.Axis == "" {
-		fmt.Fprintf(stderr, "perflab: --axis %s ignored: the benchmarks' levels are not a sweep (see the spec's comment)\n", f.axis)
+	if f.axis != "" && len(s.Axes) == 0 {
+		// Not one sweep: each benchmark is analysed along its own values.
+		groups, without, err := discover.AxisGroups(benches, f.axis)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		_, why := discover.Axes(benches)
+		fmt.Fprintf(stderr, "perflab: the benchmarks are not one sweep (%v), so each is analysed along %s on its own:\n", why, f.axis)
+		for _, g := range groups {
+			fmt.Fprintf(stderr, "  %s: %s = %s\n", g.Func, f.axis, strings.Join(g.Values, ", "))
+		}
+		if len(without) > 0 {
+			fmt.Fprintf(stderr, "  (no %s level, measured but not analysed along it: %s)\n", f.axis, strings.Join(without, ", "))
+		}
 	}
 	fmt.Fprintf(stderr, "perflab: %d benchmarks × %d configs\n", len(benches), len(s.Configs))
 	return s, benches, render, nil

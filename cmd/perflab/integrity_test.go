@@ -218,3 +218,91 @@ func TestCompareConfigNames(t *testing.T) {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// TestBenchAxisPerBenchmark: benchmarks whose levels are not one sweep are
+// analysed along --axis each on its own, and the output says so.
+func TestBenchAxisPerBenchmark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	mod := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/two\n\ngo 1.26\n",
+		"two_test.go": `package two
+
+import (
+	"strconv"
+	"testing"
+)
+
+var sink int
+
+func work(n int) {
+	s := 0
+	for i := range n {
+		s += i ^ s
+	}
+	sink = s
+}
+
+func BenchmarkHash(b *testing.B) {
+	for _, n := range []int{16, 256, 4096} {
+		b.Run("size="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				work(n)
+			}
+		})
+	}
+}
+
+func BenchmarkCopy(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run("size="+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				work(2 * n)
+			}
+		})
+	}
+}
+
+func BenchmarkPlain(b *testing.B) {
+	for b.Loop() {
+		work(5)
+	}
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp := t.TempDir()
+	stdout, stderr, code := perflab(t, "bench", "-C", mod, ".", "--axis", "size", "--rounds", "6", "--benchtime", "100x", "--no-profile",
+		"--db", filepath.Join(tmp, "db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"each is analysed along size on its own", "BenchmarkHash: size = 16, 256, 4096",
+		"BenchmarkCopy: size = 10, 100, 1000, 10000", "no size level, measured but not analysed along it: BenchmarkPlain"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "ignored") {
+		t.Errorf("--axis was ignored:\n%s", stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(tmp, "runs", "run-1", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"BenchmarkHash", "BenchmarkCopy", "| series \\ size |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report lacks %q:\n%.3000s", want, md)
+		}
+	}
+	if _, stderr, code := perflab(t, "bench", "-C", mod, ".", "--axis", "sise", "--rounds", "6", "--no-profile",
+		"--db", filepath.Join(tmp, "db"), "--cache", filepath.Join(tmp, "cache")); code == 0 || !strings.Contains(stderr, "no benchmark has a sise=… level (their keys: size)") {
+		t.Errorf("--axis sise: exit %d\n%s", code, stderr)
+	}
+}

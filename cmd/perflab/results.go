@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -26,6 +27,12 @@ func resultRows(samples []*analysis.Sample, opt analysis.Options) []resultRow {
 	for _, s := range samples {
 		rows = append(rows, resultRow{Bench: s.Name.Full, Config: s.Config, Unit: s.Unit, Sum: analysis.Summarize(s.Values, opt)})
 	}
+	slices.SortStableFunc(rows, func(a, b resultRow) int {
+		if c := analysis.CompareNames(a.Bench, b.Bench); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Config, b.Config)
+	})
 	return rows
 }
 
@@ -77,8 +84,8 @@ func writeResultsTable(w io.Writer, rows []resultRow) error {
 			interval := "(n<6: no interval)"
 			if r.Sum.N >= 6 {
 				interval = fmt.Sprintf("[%s, %s]", scale(r.Sum.Lo, cls, u), scale(r.Sum.Hi, cls, u))
-				if r.Sum.Center != 0 {
-					interval += fmt.Sprintf(" ±%.1f%%", 100*max(r.Sum.Hi-r.Sum.Center, r.Sum.Center-r.Sum.Lo)/abs(r.Sum.Center))
+				if sp := r.Sum.Spread(); !math.IsNaN(sp) {
+					interval += fmt.Sprintf(" ±%.1f%%", 100*sp)
 				}
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\n", name, scale(r.Sum.Center, cls, u), interval, r.Sum.N)
@@ -103,11 +110,4 @@ func scale(v float64, cls benchunit.Class, unit string) string {
 		return s + "B"
 	}
 	return s
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
