@@ -59,17 +59,24 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func (f *benchFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
+	f.specFlags(fs)
+	f.engineFlags(fs)
+	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
+}
+
+// specFlags declares the flags that shape the spec of a package's
+// benchmarks (bench and init share them; init has no others of bench's).
+func (f *benchFlags) specFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.dir, "C", ".", "run in `dir` (the module holding the package)")
 	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
 	fs.Var(&f.configs, "config", "a config `NAME:KEY=VAL,...` (GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG); repeat for several")
-	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along")
+	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along; benchmarks that are not one sweep are analysed along it each on its own")
 	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers")
 	fs.IntVar(&f.rounds, "rounds", 6, "interleaved rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,2,4")
-	f.engineFlags(fs)
-	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
-	fs.StringVar(&f.name, "name", "", "experiment name stored with the run (default: the package's directory name)")
+	fs.StringVar(&f.name, "name", "", "experiment name (default: the package's directory name)")
+	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 }
 
 func init() {

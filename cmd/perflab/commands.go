@@ -177,7 +177,9 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
-	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	if fs.Lookup("cache") == nil {
+		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	}
 }
 
 func init() {

@@ -306,3 +306,27 @@ func BenchmarkPlain(b *testing.B) {
 		t.Errorf("--axis sise: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestHelpTopics: the spec format is one command away, and init's help
+// lists only the flags init uses.
+func TestHelpTopics(t *testing.T) {
+	out, _, code := perflab(t, "help", "spec")
+	if code != 0 || !strings.Contains(out, "[[config]]") || !strings.Contains(out, "[[claim.check]]") {
+		t.Errorf("help spec: exit %d\n%.500s", code, out)
+	}
+	out, _, _ = perflab(t, "help", "init")
+	for _, runOnly := range []string{"-budget", "-seed", "-no-profile", "-out ", "-db ", "-alpha", "-save-spec", "-v\n"} {
+		if strings.Contains(out, "\n  "+strings.TrimSpace(runOnly)) {
+			t.Errorf("help init lists the run-only flag %s:\n%s", runOnly, out)
+		}
+	}
+	for _, f := range []string{"-bench", "-axis", "-config", "-o ", "-force"} {
+		if !strings.Contains(out, "\n  "+f) {
+			t.Errorf("help init lacks %s:\n%s", f, out)
+		}
+	}
+	out, _, _ = perflab(t, "help", "compare")
+	if !strings.Contains(out, "Benjamini-Hochberg") || strings.Contains(out, "(p < --alpha)") {
+		t.Errorf("help compare does not describe the gate as the code applies it:\n%s", out)
+	}
+}
