@@ -26,6 +26,7 @@ type Point struct {
 	RunID      int64     `json:"run"`
 	Experiment string    `json:"experiment"`
 	Started    time.Time `json:"started"`
+	Config     string    `json:"config"` // the run's config the value comes from
 	Median     float64   `json:"median"`
 	Lo         float64   `json:"lo"`
 	Hi         float64   `json:"hi"`
@@ -111,6 +112,35 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 	}
 	name = sortedKeys(fulls)[0]
 	config := opt.Config
+	// One config per run, named differently across runs (a run's "default"
+	// and a later run's "go126"): follow it, as compare pairs one config
+	// with one. --config a,b names such a sequence explicitly.
+	if config == "" && len(configs) > 1 && onePerRun(hits, func(f found) int { return len(f.samples) }) {
+		config = strings.Join(sortedKeys(configs), ",")
+	}
+	if names := strings.Split(config, ","); len(names) > 1 {
+		out := &Series{Benchmark: name, Unit: unit, Config: config, Points: []Point{}, Changes: []ChangePoint{}}
+		for _, h := range hits {
+			var s *analysis.Sample
+			for _, n := range names {
+				if c := h.samples[strings.TrimSpace(n)]; c != nil {
+					if s != nil {
+						return nil, fmt.Errorf("run %d measured %s under both %s and %s; pass one --config", h.run.ID, name, s.Config, c.Config)
+					}
+					s = c
+				}
+			}
+			if s == nil {
+				continue
+			}
+			sum := analysis.Summarize(s.Values, opt.Stats)
+			out.Points = append(out.Points, Point{RunID: h.run.ID, Experiment: h.run.Experiment, Started: h.run.StartedAt, Config: s.Config, Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: sum.N})
+		}
+		if len(out.Points) == 0 {
+			return nil, fmt.Errorf("%s has no %s values under configs %s (configs: %s): %w", name, unit, config, strings.Join(sortedKeys(configs), ", "), ErrNoData)
+		}
+		return out, nil
+	}
 	if config == "" {
 		switch {
 		case len(configs) == 1:
@@ -128,12 +158,21 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 			continue
 		}
 		sum := analysis.Summarize(s.Values, opt.Stats)
-		out.Points = append(out.Points, Point{RunID: h.run.ID, Experiment: h.run.Experiment, Started: h.run.StartedAt, Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: sum.N})
+		out.Points = append(out.Points, Point{RunID: h.run.ID, Experiment: h.run.Experiment, Started: h.run.StartedAt, Config: config, Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: sum.N})
 	}
 	if len(out.Points) == 0 {
 		return nil, fmt.Errorf("%s has no %s values under config %q (configs: %s): %w", name, unit, config, strings.Join(sortedKeys(configs), ", "), ErrNoData)
 	}
 	return out, nil
+}
+
+func onePerRun[T any](hits []T, n func(T) int) bool {
+	for _, h := range hits {
+		if n(h) != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // WithoutProcs drops the GOMAXPROCS suffix go test appends to a

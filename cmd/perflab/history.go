@@ -41,7 +41,7 @@ func (f *historyFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
 	fs.StringVar(&f.unit, "unit", "sec/op", "the `unit` to follow")
-	fs.StringVar(&f.config, "config", "", "the perflab `config` (default: the only one, or \"default\")")
+	fs.StringVar(&f.config, "config", "", "the perflab `config` (default: the only one; the one of each run when runs name it differently; else \"default\"); a,b follows config a, then b, across runs")
 	fs.BoolVar(&f.asJSON, "json", false, "print the series and change points as JSON")
 	fs.IntVar(&f.perms, "permutations", 199, "permutations per change-point test")
 	fs.IntVar(&f.minSize, "min-runs", 3, "fewest runs on each side of a change point")
