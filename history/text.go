@@ -3,8 +3,8 @@ package history
 import (
 	"fmt"
 	"io"
-	"strings"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchunit"
