@@ -70,25 +70,30 @@ func seriesAlong(samples []*Sample, axis string) []*series {
 	return out
 }
 
-// Knees finds the knee of every series along axis (medians of each point).
-// A knee is reported when the two-segment fit is significant; Kneedle's
-// opinion is part of its confidence.
-// Series with fewer than four points are skipped. An axis whose positive
-// values span two decades or more is analysed on a log scale.
+// Knees returns the series along axis that have a knee (a regime change,
+// see [KneeResult]); [KneeFits] returns every series, knee or not.
 func Knees(samples []*Sample, axis string, opt Options) []SeriesKnee {
 	out := []SeriesKnee{}
+	for _, k := range KneeFits(samples, axis, opt) {
+		if k.Found {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// KneeFits judges every series along axis with at least four points
+// ([FitKnee]: medians per point, rounds resampled for the intervals),
+// whatever the verdict: "knee", "smooth" or "undecided", each with its
+// note. An axis whose positive values span two decades or more
+// ([SpansDecades]) is fitted in log-log.
+func KneeFits(samples []*Sample, axis string, opt Options) []SeriesKnee {
+	out := []SeriesKnee{}
 	for _, sr := range seriesAlong(samples, axis) {
-		if len(sr.xs) < 4 {
+		if len(sr.xs) < kneeMinPoints {
 			continue
 		}
-		ys := make([]float64, len(sr.samples))
-		for i, s := range sr.samples {
-			ys[i] = Summarize(s.Values, opt).Center
-		}
-		k := FindKnee(sr.xs, ys, KneeOptions{LogX: SpansDecades(sr.xs), Alpha: opt.Alpha})
-		if !k.PiecewiseFound {
-			continue // Kneedle alone also bends straight noisy lines; it only seconds a significant fit
-		}
+		k := FitKnee(sr.xs, sr.samples, KneeOptions{LogX: SpansDecades(sr.xs), Confidence: opt.Confidence})
 		out = append(out, SeriesKnee{Series: sr.name, Config: sr.config, Unit: sr.unit, Axis: axis, X: k.X, KneeResult: k})
 	}
 	return out
