@@ -26,7 +26,7 @@ type KneeOptions struct {
 	// for axes that span decades ([SpansDecades]); it is ignored when a
 	// cost is ≤ 0, as log-log needs positive costs.
 	LogX bool
-	// Margin is the ΔAICc the hinge must win by; ≤ 0 or NaN means
+	// Margin is the ΔAICc the hinge must win by; ≤ 0, NaN or +Inf means
 	// [KneeMargin].
 	Margin float64
 	// Confidence is the level of the bootstrap intervals; values
@@ -204,7 +204,7 @@ func FitKnee(xs []float64, cells []*Sample, opt KneeOptions) KneeResult {
 }
 
 func (o KneeOptions) withDefaults() KneeOptions {
-	if !(o.Margin > 0) {
+	if !(o.Margin > 0) || math.IsInf(o.Margin, 1) {
 		o.Margin = KneeMargin
 	}
 	if !(o.Confidence > 0 && o.Confidence < 1) {
@@ -356,6 +356,22 @@ func kneeJudge(x, y []float64, cells []*Sample, opt KneeOptions) KneeResult {
 		}
 	}
 	r.Note = kneeNoteFor(r, dec, len(x))
+	return r.finite()
+}
+
+// finite replaces non-finite numbers (from overflowing input) by 0 so
+// that the result encodes as JSON.
+func (r KneeResult) finite() KneeResult {
+	for _, p := range []*float64{&r.X, &r.Lo, &r.Hi, &r.DeltaAICc, &r.SlopeBefore, &r.SlopeAfter, &r.Exponent, &r.ExponentLo, &r.ExponentHi, &r.R2, &r.KneedleX} {
+		*p = finiteOr0(*p)
+	}
+	r.Models = slices.Clone(r.Models)
+	for i := range r.Models {
+		r.Models[i].RSS, r.Models[i].AICc = finiteOr0(r.Models[i].RSS), finiteOr0(r.Models[i].AICc)
+	}
+	if !(r.Lo <= r.X && r.X <= r.Hi) {
+		r.Lo, r.Hi = r.X, r.X
+	}
 	return r
 }
 
@@ -476,6 +492,9 @@ func kneeNoteFor(r KneeResult, dec kneeDecision, n int) string {
 		return fmt.Sprintf("undecided: a hinge at x=%.3g wins by ΔAICc=%.1f but not in enough round resamples%s", r.X, r.DeltaAICc, boot)
 	}
 	var why []string
+	if dec.delta > 0 {
+		why = append(why, fmt.Sprintf("the hinge at x=%.3g fits better than the best smooth model (%s), but not by the margin", r.X, r.BestSmooth))
+	}
 	if r.R2 < kneeSmoothR2 {
 		why = append(why, fmt.Sprintf("no smooth model explains the points (best %s, R²=%.2f < %.1f): noise or too little growth", r.BestSmooth, r.R2, kneeSmoothR2))
 	}
