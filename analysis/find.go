@@ -113,10 +113,36 @@ func SpansDecades(vs []float64) bool {
 	return len(vs) > 0 && hi/lo >= 100
 }
 
+// SeriesComparison is the comparison of two series that differ in one
+// key, point by point along an axis (see [CompareAlong]).
+type SeriesComparison struct {
+	Unit   string `json:"unit"`
+	Axis   string `json:"axis"`
+	By     string `json:"by"`
+	A      string `json:"a"` // series names, axis part removed
+	B      string `json:"b"`
+	Config string `json:"config,omitempty"`
+	CrossAnalysis
+}
+
 // Crossovers finds, along axis, every crossover between series that differ
-// only in the value of key by. Pairs are taken in first-seen order of the
-// by values; each pair is reported once (A first seen before B).
+// only in the value of key by (see [Comparisons]).
 func Crossovers(samples []*Sample, axis, by string, opt Options) []SeriesCrossover {
+	out := []SeriesCrossover{}
+	for _, c := range Comparisons(samples, axis, by, opt) {
+		for _, x := range c.Crossovers {
+			out = append(out, SeriesCrossover{Unit: c.Unit, Axis: c.Axis, By: c.By, A: c.A, B: c.B, Config: c.Config, Crossover: x})
+		}
+	}
+	return out
+}
+
+// Comparisons compares, along axis, every pair of series that differ only
+// in the value of key by: per point the paired ratio A/B with its
+// interval and corrected p-value, and the crossovers. Pairs are taken in
+// first-seen order of the by values; each pair is reported once (A first
+// seen before B).
+func Comparisons(samples []*Sample, axis, by string, opt Options) []SeriesComparison {
 	type key struct{ config, unit, rest string }
 	type member struct {
 		value string
@@ -138,15 +164,14 @@ func Crossovers(samples []*Sample, axis, by string, opt Options) []SeriesCrossov
 		}
 		groups[k] = append(groups[k], member{v, sr})
 	}
-	out := []SeriesCrossover{}
+	out := []SeriesComparison{}
 	for _, k := range order {
 		ms := groups[k]
 		for i := range ms {
 			for j := i + 1; j < len(ms); j++ {
 				a, b := ms[i].sr, ms[j].sr
-				for _, c := range FindCrossovers(pointsOf(a, b), opt.Alpha) {
-					out = append(out, SeriesCrossover{Unit: k.unit, Axis: axis, By: by, A: label(a, by), B: label(b, by), Config: k.config, Crossover: c})
-				}
+				out = append(out, SeriesComparison{Unit: k.unit, Axis: axis, By: by, A: label(a, by), B: label(b, by), Config: k.config,
+					CrossAnalysis: CompareAlong(pointsOf(a, b), opt)})
 			}
 		}
 	}
@@ -166,7 +191,7 @@ func pointsOf(a, b *series) []AxisPoint {
 	for i, x := range a.xs {
 		for j, y := range b.xs {
 			if x == y {
-				pts = append(pts, AxisPoint{X: x, A: a.samples[i].Values, B: b.samples[j].Values})
+				pts = append(pts, AxisPoint{X: x, A: a.samples[i].Values, B: b.samples[j].Values, RA: a.samples[i].ByRound(), RB: b.samples[j].ByRound()})
 			}
 		}
 	}
