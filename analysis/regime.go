@@ -21,6 +21,10 @@ type regimeData struct {
 	logY bool      // residuals are ln y − ln f: relative errors, as benchmark noise is
 	logX bool      // the hinge is fitted in log x against ln y
 
+	// quick makes fitY take one relative-error step without logarithms:
+	// the objective of the searches over a nonlinear parameter, whose
+	// best point is then refitted in full.
+	quick bool
 	// scratch buffers, reused by every fit of this series
 	f0, w, z, f, col, tmp []float64
 }
@@ -118,6 +122,24 @@ func (d *regimeData) fitY(cols [][]float64) (coef [3]float64, sse float64, ok bo
 		return c, sse, kneeFinite(sse)
 	}
 	f0, w, z := d.f0, d.w, d.z
+	if d.quick {
+		for i, y := range d.y {
+			w[i] = 1 / (y * y)
+		}
+		c, wok := wls(cols, d.y, w)
+		if !wok {
+			return coef, math.Inf(1), false
+		}
+		f := evalCols(cols, c, d.f)
+		for i := range f {
+			if !(f[i] > 0) {
+				return coef, math.Inf(1), false
+			}
+			r := (d.y[i] - f[i]) / d.y[i]
+			sse += r * r
+		}
+		return c, sse, kneeFinite(sse)
+	}
 	copy(f0, d.y)
 	lf0 := d.ly // ln f0 on the first step
 	best := math.Inf(1)
@@ -206,7 +228,7 @@ func (d *regimeData) smoothModels() []regimeModel {
 			}
 			return d.fitY([][]float64{one, d.tmp})
 		}
-		k, c, sse, ok := search1(-3, 6, 36, power)
+		k, c, sse, ok := d.search(grid1(-3, 6, 18), power)
 		out = append(out, regimeModel{name: modelPower, params: 3, sse: sse, theta: k, coef: c, ok: ok})
 	}
 	expo := func(b float64) ([3]float64, float64, bool) {
@@ -215,7 +237,7 @@ func (d *regimeData) smoothModels() []regimeModel {
 		}
 		return d.fitY([][]float64{one, d.tmp})
 	}
-	b, c, sse, ok := search1(-20, 20, 40, expo)
+	b, c, sse, ok := d.search(grid1(-20, 20, 20), expo)
 	out = append(out, regimeModel{name: modelExponential, params: 3, sse: sse, theta: b, coef: c, ok: ok})
 	if d.logX {
 		c, sse, ok := d.fitLog([][]float64{one, d.s, mapped(d.s, func(s float64) float64 { return s * s })})
@@ -245,32 +267,46 @@ func (d *regimeData) hingeModel() regimeModel {
 		}
 		return fit([][]float64{one, axis, d.tmp})
 	}
-	// A grid of four steps between neighbouring points, then a golden
+	// A grid of two steps between neighbouring points, then a golden
 	// section search around the best grid point.
 	var grid []float64
 	for i := 1; i < n-2; i++ {
-		for j := 0; j < 4; j++ {
-			grid = append(grid, axis[i]+(axis[i+1]-axis[i])*float64(j)/4)
+		for j := 0; j < 2; j++ {
+			grid = append(grid, axis[i]+(axis[i+1]-axis[i])*float64(j)/2)
 		}
 	}
 	grid = append(grid, axis[n-2])
-	tau, c, sse, ok := searchGrid(grid, at)
+	tau, c, sse, ok := d.search(grid, at)
 	return regimeModel{name: modelHinge, params: 4, sse: sse, theta: tau, coef: c, ok: ok}
 }
 
 type fitFunc func(theta float64) (coef [3]float64, sse float64, ok bool)
 
-// search1 minimises the SSE of fit over theta in [lo, hi]: steps+1 grid
-// points, then a golden-section refinement around the best.
-func search1(lo, hi float64, steps int, fit fitFunc) (theta float64, coef [3]float64, sse float64, ok bool) {
+// grid1 returns steps+1 points spread evenly over [lo, hi], with 0
+// moved off zero (where a power or an exponential is a constant).
+func grid1(lo, hi float64, steps int) []float64 {
 	grid := make([]float64, steps+1)
 	for i := range grid {
 		grid[i] = lo + (hi-lo)*float64(i)/float64(steps)
 		if math.Abs(grid[i]) < 1e-9 {
-			grid[i] = (hi - lo) / float64(steps) / 10 // 0 makes the term a constant
+			grid[i] = (hi - lo) / float64(steps) / 10
 		}
 	}
-	return searchGrid(grid, fit)
+	return grid
+}
+
+// search minimises the SSE of fit over a grid of its nonlinear parameter
+// with the quick objective (see quick), then refits the best point in
+// full.
+func (d *regimeData) search(grid []float64, fit fitFunc) (theta float64, coef [3]float64, sse float64, ok bool) {
+	d.quick = d.logY
+	theta, _, _, ok = searchGrid(grid, fit)
+	d.quick = false
+	if !ok {
+		return 0, coef, math.Inf(1), false
+	}
+	coef, sse, ok = fit(theta)
+	return theta, coef, sse, ok
 }
 
 // searchGrid evaluates fit on a sorted grid and refines the best point by
