@@ -83,7 +83,6 @@ func TestValue(t *testing.T) {
 		{"value unmeasured", val("v=missing", "allocs/op", "<", 10), NotTestable, "", "no allocs/op cell matches"},
 		{"value ambiguous", spec.Check{Kind: "value", Num: "lib=bent", Op: "<", Value: 1}, NotTestable, "", "narrow the selector"},
 		{"value with where", spec.Check{Kind: "value", Where: "depth=3", Num: "lib=bent", Op: ">", Value: 100}, Reproduced, "bent [depth=3] = 103", ""},
-
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
