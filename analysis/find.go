@@ -73,8 +73,13 @@ func seriesAlong(samples []*Sample, axis string) []*series {
 // Knees returns the series along axis that have a knee (a regime change,
 // see [KneeResult]); [KneeFits] returns every series, knee or not.
 func Knees(samples []*Sample, axis string, opt Options) []SeriesKnee {
+	return FoundKnees(KneeFits(samples, axis, opt))
+}
+
+// FoundKnees returns the fits that are knees, in order; never nil.
+func FoundKnees(fits []SeriesKnee) []SeriesKnee {
 	out := []SeriesKnee{}
-	for _, k := range KneeFits(samples, axis, opt) {
+	for _, k := range fits {
 		if k.Found {
 			out = append(out, k)
 		}
@@ -128,8 +133,13 @@ type SeriesComparison struct {
 // Crossovers finds, along axis, every crossover between series that differ
 // only in the value of key by (see [Comparisons]).
 func Crossovers(samples []*Sample, axis, by string, opt Options) []SeriesCrossover {
+	return CrossoversOf(Comparisons(samples, axis, by, opt))
+}
+
+// CrossoversOf lists the crossovers of comparisons, in order; never nil.
+func CrossoversOf(comps []SeriesComparison) []SeriesCrossover {
 	out := []SeriesCrossover{}
-	for _, c := range Comparisons(samples, axis, by, opt) {
+	for _, c := range comps {
 		for _, x := range c.Crossovers {
 			out = append(out, SeriesCrossover{Unit: c.Unit, Axis: c.Axis, By: c.By, A: c.A, B: c.B, Config: c.Config, Crossover: x})
 		}
