@@ -247,12 +247,13 @@ func FuzzFindCrossovers(f *testing.F) {
 		}
 		return b
 	}
-	f.Add(enc(1, 1, 2, 3, 10, 11, 12, 2, 20, 21, 22, 10, 11, 12), uint8(3), 0.2)
-	f.Add(enc(1, 1, 2, 3, 4, 5, 6, 9, 8, 7, 6, 5, 4, 2, 1, 1, 1, 9, 9, 9), uint8(1), 0.05)
-	f.Add(enc(math.NaN(), 1, math.Inf(1), -math.MaxFloat64, math.MaxFloat64, 0, 5e-324), uint8(2), 0.0)
+	f.Add(enc(1, 1, 2, 3, 10, 11, 12, 2, 20, 21, 22, 10, 11, 12), uint8(3), 0.2, false)
+	f.Add(enc(1, 1, 2, 3, 4, 5, 6, 9, 8, 7, 6, 5, 4, 2, 1, 1, 1, 9, 9, 9), uint8(1), 0.05, true)
+	f.Add(enc(math.NaN(), 1, math.Inf(1), -math.MaxFloat64, math.MaxFloat64, 0, 5e-324), uint8(2), 0.0, true)
 	f.Add(enc(0, -math.MaxFloat64, -math.MaxFloat64, math.MaxFloat64, math.MaxFloat64,
-		1, math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64, -math.MaxFloat64), uint8(2), 0.5)
-	f.Fuzz(func(t *testing.T, data []byte, per uint8, alpha float64) {
+		1, math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64, -math.MaxFloat64), uint8(2), 0.5, false)
+	f.Add(enc(1, 3, 2, 1, 9, 8, 7, 2, 5, 6, 7, 9, 8, 1, 3, 1, 2, 3, 9, 9, 9), uint8(3), 0.05, true)
+	f.Fuzz(func(t *testing.T, data []byte, per uint8, alpha float64, rounds bool) {
 		n := int(per%8) + 1 // samples per side
 		var vs []float64
 		for i := 0; i+8 <= len(data); i += 8 {
@@ -260,7 +261,14 @@ func FuzzFindCrossovers(f *testing.F) {
 		}
 		var pts []AxisPoint
 		for i := 0; i+1+2*n <= len(vs) && len(pts) < 50; i += 1 + 2*n {
-			pts = append(pts, AxisPoint{X: vs[i], A: vs[i+1 : i+1+n], B: vs[i+1+n : i+1+2*n]})
+			pt := AxisPoint{X: vs[i], A: vs[i+1 : i+1+n], B: vs[i+1+n : i+1+2*n]}
+			if rounds {
+				pt.RA, pt.RB = map[int]float64{}, map[int]float64{}
+				for r := range n {
+					pt.RA[r+1], pt.RB[r+1] = pt.A[r], pt.B[r]
+				}
+			}
+			pts = append(pts, pt)
 		}
 		got := FindCrossovers(pts, Options{Alpha: alpha, Confidence: 0.95})
 		if got == nil {

@@ -256,3 +256,39 @@ func FuzzFindKnee(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFitKnee feeds arbitrary per-round values (NaN, ±Inf, zeros,
+// negative and huge costs, missing rounds) to FitKnee, resampling
+// included, and checks that it neither panics nor breaks its invariants.
+func FuzzFitKnee(f *testing.F) {
+	enc := func(vs ...float64) []byte {
+		b := make([]byte, 8*len(vs))
+		for i, v := range vs {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+		}
+		return b
+	}
+	f.Add(enc(1, 1.1, 2, 2.1, 3, 3.2, 4, 4.1, 5, 5.3, 6, 6.1, 9, 9.2, 12, 12.4, 15, 15.1, 18, 18.3), uint8(2), false, true)
+	f.Add(enc(math.NaN(), 1, 0, -1, math.Inf(1), 5, 5, 5, 1e300, 1e-300, 7, 7, 7, 7), uint8(1), true, false)
+	f.Fuzz(func(t *testing.T, data []byte, per uint8, logX, rounds bool) {
+		n := int(per%4) + 1 // values per point
+		var vs []float64
+		for i := 0; i+8 <= len(data); i += 8 {
+			vs = append(vs, math.Float64frombits(binary.LittleEndian.Uint64(data[i:])))
+		}
+		var xs []float64
+		var cells []*Sample
+		for i := 0; i+n <= len(vs) && len(cells) < 16; i += n {
+			c := &Sample{Values: vs[i : i+n]}
+			if rounds {
+				for r := range n {
+					c.Rounds = append(c.Rounds, r+1)
+				}
+			}
+			xs = append(xs, float64(len(cells)+1))
+			cells = append(cells, c)
+		}
+		r := FitKnee(xs, cells, KneeOptions{LogX: logX, Resamples: 20})
+		kneeCheckInvariants(t, r)
+	})
+}
