@@ -341,7 +341,7 @@ func kneeJudge(x, y []float64, cells []*Sample, opt KneeOptions) KneeResult {
 	if cells != nil && opt.Resamples > 0 && !dec.constant && !dec.nohing {
 		kneeBootstrap(&r, x, cells, opt)
 	}
-	if r.Verdict == KneeSmooth && r.Resamples > 0 && r.Support > kneeSmoothSupport && !dec.constant && dec.material {
+	if r.Verdict == KneeSmooth && r.Resamples > 0 && r.Support > kneeSmoothSupport && !dec.constant {
 		r.Verdict = KneeUndecided
 	}
 	r.Found = r.Verdict == KneeFound
