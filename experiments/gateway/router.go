@@ -57,6 +57,7 @@ type hashRouter struct {
 	maxLit   int // longest literal prefix, in segments, of any parametrised route
 	params   []Param
 	segs     []string
+	key      []byte
 }
 
 type hashCand struct {
@@ -117,7 +118,7 @@ func (h *hashRouter) Match(r *http.Request) (int, []Param) {
 	}
 	h.segs = appendSegments(h.segs[:0], path)
 	segs := h.segs
-	var key []byte
+	key := h.key
 	for lit := min(h.maxLit, len(segs)-1); lit >= 0; lit-- {
 		// The key of hashKey, built without allocating for the lookup.
 		key = key[:0]
@@ -131,10 +132,12 @@ func (h *hashRouter) Match(r *http.Request) (int, []Param) {
 		}
 		for _, c := range h.fallback[string(key)] {
 			if ps, ok := h.scan(c, segs); ok {
+				h.key = key
 				return c.route, ps
 			}
 		}
 	}
+	h.key = key
 	return -1, nil
 }
 
