@@ -266,7 +266,7 @@ func TestContextChain(t *testing.T) {
 	}
 	ch := GatewayChain(true)
 	w := &nopWriter{h: http.Header{}}
-	if a := testing.AllocsPerRun(100, func() { ch.ServeHTTP(w, req) }); a > 0.5 {
+	if a := testing.AllocsPerRun(100, func() { ch.ServeHTTP(w, req) }); a > 0.5 && !raceOn {
 		t.Errorf("pooled chain: %.1f allocations per request", a)
 	}
 }
