@@ -25,10 +25,10 @@ import (
 // vary nothing and run at sweep=0. A benchmark skips the values that
 // belong to another.
 var (
-	sweepValues  = []int{0, 1, 2, 5, 10, 25, 50, 100, 300, 1000, 3000, MaxRoutes}
-	routeCounts  = []int{100, 300, 1000, 3000, MaxRoutes}
-	writePcts    = []int{0, 1, 2, 5, 10, 25, 50}
-	concurrences = []int{10, 100, 300, 1000}
+	sweepValues  = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100, 300, 1000, 3000, MaxRoutes}
+	routeCounts  = []float64{100, 300, 1000, 3000, MaxRoutes}
+	writePcts    = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50}
+	concurrences = []float64{10, 100, 300, 1000}
 	procsValues  = []int{1, 2, 4, 8, 16, 32, 64}
 )
 
@@ -37,11 +37,12 @@ const seed = 1
 
 // sweep runs f for each sweep value that is in mine, and skips the others
 // with a message that names the benchmark's own values.
-func sweep(b *testing.B, mine []int, what string, f func(b *testing.B, v int)) {
+func sweep(b *testing.B, mine []float64, what string, f func(b *testing.B, v float64)) {
 	for _, v := range sweepValues {
-		b.Run("sweep="+strconv.Itoa(v), func(b *testing.B) {
+		name := strconv.FormatFloat(v, 'f', -1, 64)
+		b.Run("sweep="+name, func(b *testing.B) {
 			if !slices.Contains(mine, v) {
-				b.Skipf("this benchmark sweeps %s over %v; sweep=%d is another benchmark's value", what, mine, v)
+				b.Skipf("this benchmark sweeps %s over %v; sweep=%s is another benchmark's value", what, mine, name)
 			}
 			f(b, v)
 		})
@@ -102,7 +103,8 @@ var sinkRoute int
 // Each router first passes the gate: every route resolves to its handler
 // with the right parameters, every lookup of the mix as it should.
 func BenchmarkRoute(b *testing.B) {
-	sweep(b, routeCounts, "the route count", func(b *testing.B, n int) {
+	sweep(b, routeCounts, "the route count", func(b *testing.B, v float64) {
+		n := int(v)
 		c := prepareRoutes(n)
 		if c.setup != nil {
 			b.Fatal(c.setup)
@@ -131,10 +133,12 @@ func BenchmarkRoute(b *testing.B) {
 //
 //	BenchmarkContext/sweep=0/variant=<alloc|pooled>
 //
-// Besides sec/op, B/op and allocs/op it reports package benchmetrics'
-// runtime metrics, gc-pause-sec/op among them.
+// Besides sec/op, B/op and allocs/op and package benchmetrics' runtime
+// metrics, it reports gc-pause-ns/req and gc-cycles/req over gcRequests
+// further, untimed requests.
 func BenchmarkContext(b *testing.B) {
-	sweep(b, []int{0}, "nothing", func(b *testing.B, _ int) {
+	const gcRequests = 200_000
+	sweep(b, []float64{0}, "nothing", func(b *testing.B, _ float64) {
 		for _, v := range []string{"alloc", "pooled"} {
 			b.Run("variant="+v, func(b *testing.B) {
 				ch := GatewayChain(v == "pooled")
@@ -147,10 +151,18 @@ func BenchmarkContext(b *testing.B) {
 					b.Fatalf("perflab: incorrect: the chain answered %d, want 200", w.status)
 				}
 				b.ReportAllocs()
-				defer benchmetrics.Measure(b)()
+				stop := benchmetrics.Measure(b)
 				for b.Loop() {
 					ch.ServeHTTP(w, req)
 				}
+				stop()
+				// GC cost over a fixed number of requests, untimed: a short
+				// benchtime sees too few GC cycles, and pauses of a few
+				// nanoseconds per op print as 0 in seconds.
+				runtime.GC()
+				pause, cycles := GCCost(gcRequests, func() { ch.ServeHTTP(w, req) })
+				b.ReportMetric(pause, "gc-pause-ns/req")
+				b.ReportMetric(cycles, "gc-cycles/req")
 			})
 		}
 	})
@@ -164,7 +176,7 @@ func BenchmarkContext(b *testing.B) {
 //	BenchmarkMap/sweep=<write %>/variant=<syncmap|cow|sharded|mutex>/gomaxprocs=<p>
 func BenchmarkMap(b *testing.B) {
 	keys := Keys()
-	sweep(b, writePcts, "the percentage of writes", func(b *testing.B, pct int) {
+	sweep(b, writePcts, "the percentage of writes", func(b *testing.B, pct float64) {
 		for _, name := range Maps {
 			b.Run("variant="+name, func(b *testing.B) {
 				for _, p := range procsValues {
@@ -180,7 +192,7 @@ func BenchmarkMap(b *testing.B) {
 	})
 }
 
-func benchMap(b *testing.B, name string, keys []string, pct, procs int) {
+func benchMap(b *testing.B, name string, keys []string, pct float64, procs int) {
 	m, err := NewMap(name)
 	if err != nil {
 		b.Fatal(err)
@@ -212,9 +224,9 @@ func benchMap(b *testing.B, name string, keys []string, pct, procs int) {
 // of one load step, logLateAfter the generator's lateness bound.
 const (
 	logRate      = 2000
-	logStep      = time.Second
+	logStep      = 500 * time.Millisecond
 	logLateAfter = 2 * time.Millisecond
-	logAttempts  = 3
+	logAttempts  = 2
 )
 
 // BenchmarkLog serves GET /order/<id> on 127.0.0.1, each request writing
@@ -234,7 +246,7 @@ const (
 // the writer is closed and the file must hold every record not counted as
 // dropped; otherwise the cell fails as incorrect.
 func BenchmarkLog(b *testing.B) {
-	sweep(b, []int{0}, "nothing", func(b *testing.B, _ int) {
+	sweep(b, []float64{0}, "nothing", func(b *testing.B, _ float64) {
 		for _, v := range LogWriters {
 			b.Run("variant="+v, func(b *testing.B) { benchLog(b, v) })
 		}
@@ -327,7 +339,7 @@ func logStepOnce(b *testing.B, srv *LogServer, lw LogWriter) (*load.Result, time
 }
 
 // leakTimeout bounds one trial's wait for its requests to arrive.
-const leakTimeout = 2 * time.Second
+const leakTimeout = 5 * time.Second
 
 // BenchmarkLeak runs one LeakTrial per op: the sweep's number of requests
 // in flight at once against a handler that hands an event to a consumer
@@ -341,7 +353,8 @@ const leakTimeout = 2 * time.Second
 // Each trial ends by releasing the handlers and waits until the goroutine
 // count is back to where it started.
 func BenchmarkLeak(b *testing.B) {
-	sweep(b, concurrences, "the requests in flight", func(b *testing.B, c int) {
+	sweep(b, concurrences, "the requests in flight", func(b *testing.B, v float64) {
+		c := int(v)
 		for _, v := range Senders {
 			b.Run("variant="+v, func(b *testing.B) {
 				var leaked, stuck, dropped float64

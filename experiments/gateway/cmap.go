@@ -168,6 +168,6 @@ func NewKeyStream(seed uint64) *KeyStream {
 
 // Next returns the next key index and whether the operation is a write,
 // with writes at writePct percent.
-func (s *KeyStream) Next(writePct int) (int, bool) {
-	return int(s.z.Uint64()), s.rng.IntN(100) < writePct
+func (s *KeyStream) Next(writePct float64) (int, bool) {
+	return int(s.z.Uint64()), s.rng.Float64()*100 < writePct
 }

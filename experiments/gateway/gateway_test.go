@@ -95,13 +95,16 @@ func TestKeyStreamSkewed(t *testing.T) {
 	}
 }
 
-// blockingWriter holds every Write until released.
+// blockingWriter holds every Write until released; entered is closed
+// when the first Write begins.
 type blockingWriter struct {
-	release chan struct{}
-	buf     bytes.Buffer
+	entered, release chan struct{}
+	once             sync.Once
+	buf              bytes.Buffer
 }
 
 func (w *blockingWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.entered) })
 	<-w.release
 	return w.buf.Write(p)
 }
@@ -162,15 +165,13 @@ func TestRingLogNoLossWhenNotFull(t *testing.T) {
 // ring fills; every record past its capacity is counted, and once the
 // file unblocks the kept ones are all written.
 func TestRingLogCountsDrops(t *testing.T) {
-	w := &blockingWriter{release: make(chan struct{})}
+	w := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
 	const slots = 16
 	l := NewRingLog(w, slots, 32)
 	l.Log(record(0))
-	// Wait until the drain goroutine holds record 0 and blocks writing it.
-	for l.pending() != 0 {
-		runtime.Gosched()
-	}
-	time.Sleep(10 * time.Millisecond)
+	// Wait until the drain goroutine has taken record 0 and blocks
+	// flushing it to the file.
+	<-w.entered
 	const n = 100
 	for i := 1; i <= n; i++ {
 		l.Log(record(i))

@@ -71,26 +71,33 @@ func (l *BufioLog) Background() time.Duration { return 0 }
 
 // RingLog is a ring buffer of fixed-size slots that handlers copy their
 // records into without a lock (a bounded multi-producer queue after
-// Dmitry Vyukov: a sequence number per slot, one atomic add per record),
-// drained by one goroutine that writes them through a 64 KiB bufio.Writer
-// and flushes whenever the ring runs empty. When the ring is full, or a
-// record is longer than a slot, the record is dropped and counted: never
-// silently.
+// Dmitry Vyukov: a sequence number per slot, one compare-and-swap per
+// record), drained by one goroutine that wakes every DrainEvery, or when
+// the ring is half full, writes the records through a 64 KiB
+// bufio.Writer and flushes it at most every FlushEvery (and when that
+// fills). When the ring is full, or a record is longer than a slot, the
+// record is dropped and counted: never silently.
 type RingLog struct {
 	slots   []ringSlot
 	mask    uint64
 	size    int
 	head    atomic.Uint64 // next slot to claim
 	_       [56]byte
-	tail    uint64 // next slot to drain (drain goroutine only)
+	tail    uint64 // next slot to drain (written by the drain goroutine only)
 	dropped atomic.Int64
 	wake    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
 	out     *bufio.Writer
 	err     error
-	busy    atomic.Int64 // nanoseconds the drain goroutine spent writing
+	busy    atomic.Int64 // nanoseconds the drain goroutine spent awake
 }
+
+// How often the drain goroutine wakes and flushes.
+const (
+	DrainEvery = 2 * time.Millisecond
+	FlushEvery = 10 * time.Millisecond
+)
 
 type ringSlot struct {
 	seq atomic.Uint64
@@ -131,8 +138,8 @@ func (l *RingLog) Log(rec []byte) {
 			}
 			s.n = copy(s.buf, rec)
 			s.seq.Store(pos + 1)
-			if pos == l.tailHint() {
-				l.notify()
+			if pos-atomic.LoadUint64(&l.tail) == uint64(len(l.slots)/2) {
+				l.notify() // half full: drain now rather than at the next tick
 			}
 			return
 		case seq < pos:
@@ -145,11 +152,6 @@ func (l *RingLog) Log(rec []byte) {
 	}
 }
 
-// tailHint is a cheap guess whether the ring was empty: the drain
-// goroutine may be asleep. A wrong guess costs one extra wake-up or, at
-// worst, a record waits for the drain's next timed check.
-func (l *RingLog) tailHint() uint64 { return atomic.LoadUint64(&l.tail) }
-
 func (l *RingLog) notify() {
 	select {
 	case l.wake <- struct{}{}:
@@ -160,29 +162,31 @@ func (l *RingLog) notify() {
 // drain writes records out in order until Close.
 func (l *RingLog) drain() {
 	defer close(l.done)
+	tick := time.NewTicker(DrainEvery)
+	defer tick.Stop()
+	lastFlush := time.Now()
 	for {
-		t0 := time.Now()
-		n := l.drainOnce()
-		if n > 0 {
-			l.busy.Add(int64(time.Since(t0)))
-			continue
-		}
-		if l.out.Buffered() > 0 {
-			t0 = time.Now()
-			if err := l.out.Flush(); err != nil && l.err == nil {
-				l.err = err
-			}
-			l.busy.Add(int64(time.Since(t0)))
-		}
 		select {
 		case <-l.wake:
+		case <-tick.C:
 		case <-l.stop:
 			l.drainOnce()
-			if err := l.out.Flush(); err != nil && l.err == nil {
-				l.err = err
-			}
+			l.flush()
 			return
 		}
+		t0 := time.Now()
+		l.drainOnce()
+		if l.out.Buffered() > 0 && t0.Sub(lastFlush) >= FlushEvery {
+			l.flush()
+			lastFlush = t0
+		}
+		l.busy.Add(int64(time.Since(t0)))
+	}
+}
+
+func (l *RingLog) flush() {
+	if err := l.out.Flush(); err != nil && l.err == nil {
+		l.err = err
 	}
 }
 
@@ -216,7 +220,8 @@ func (l *RingLog) Close() error {
 // the record longer than a slot.
 func (l *RingLog) Dropped() int64 { return l.dropped.Load() }
 
-// Background is the time the drain goroutine spent writing records out.
+// Background is the time the drain goroutine spent awake: draining,
+// writing and flushing.
 func (l *RingLog) Background() time.Duration { return time.Duration(l.busy.Load()) }
 
 // pending is the number of records claimed but not yet drained.
