@@ -34,8 +34,9 @@ var envKeys = map[string]string{
 
 // SpecText writes a spec for the benchmarks. When they form a full sweep of
 // key=value levels, the levels become axes; otherwise the spec selects whole
-// benchmark functions (each run prints all of its sub-benchmarks) and a
-// comment says why.
+// benchmark functions (each run prints all of its sub-benchmarks), a
+// comment says why, and an analysis axis names a level key along which each
+// benchmark is analysed separately (see AxisGroups).
 func SpecText(in SpecInput) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by perflab from the benchmarks of package %s.\n", in.Package)
@@ -97,16 +98,20 @@ func SpecText(in SpecInput) (string, error) {
 		}
 		return false
 	}
-	axis := in.Axis != "" && hasAxis(in.Axis)
-	by := in.By != "" && hasAxis(in.By)
-	if axis || by {
+	if in.Axis != "" && axes == nil {
+		fmt.Fprintf(&b, "\n# Each benchmark is analysed along its own %s values.\n", in.Axis)
+	}
+	// Without axes, analysis keys name the results' levels; with axes they
+	// must be axes.
+	by := in.By != "" && (axes == nil || hasAxis(in.By))
+	if in.Axis != "" || by {
 		b.WriteString("\n[analysis]\n")
-		if axis {
+		if in.Axis != "" {
 			fmt.Fprintf(&b, "axis = %s\n", quote(in.Axis))
 		}
 		if by {
 			fmt.Fprintf(&b, "by = %s\n", quote(in.By))
-			if in.Baseline != "" {
+			if in.Baseline != "" && axes != nil {
 				fmt.Fprintf(&b, "baseline = %s\n", quote(in.Baseline))
 			}
 		}

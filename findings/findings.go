@@ -52,8 +52,8 @@ type Run struct {
 
 	summaries map[*analysis.Sample]analysis.Summary
 
-	Knees      []analysis.SeriesKnee      // significant knees of every unit along Axis
-	NoKnees    []KneeFit                  // main-unit series along Axis without a significant knee
+	Knees      []analysis.SeriesKnee      // knees (regime changes) of every unit along Axis
+	NoKnees    []KneeFit                  // main-unit series along Axis without a knee: smooth or undecided, and why
 	Crossovers []analysis.SeriesCrossover // crossovers between By values along Axis
 	// Against holds, for each series and each By value other than the
 	// baseline, the paired ratio to the baseline at every point, with a
@@ -90,6 +90,7 @@ func Read(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 	if err != nil {
 		return Input{}, err
 	}
+	run.Status = run.State() // a run whose process died reads as interrupted
 	in := Input{Run: run, Opt: opt}
 	if in.Env, err = db.Env(ctx, runID); err != nil {
 		return in, err
@@ -142,8 +143,7 @@ func Of(in Input) *Run {
 			f.Baseline = firstValue(s, f.Samples, f.By)
 		}
 		if a.Axis != "" {
-			f.Knees = analysis.Knees(f.Samples, a.Axis, in.Opt)
-			f.NoKnees = f.kneeless()
+			f.knees()
 			if a.By != "" {
 				f.Crossovers = analysis.Crossovers(f.Samples, a.Axis, a.By, in.Opt)
 			}
@@ -203,7 +203,7 @@ func countCells(samples []*analysis.Sample) int {
 func (f *Run) countFailures() {
 	for _, x := range f.Failures {
 		switch {
-		case strings.HasPrefix(x.Reason, "skipped: "):
+		case strings.HasPrefix(x.Reason, "skipped: "): // not applicable, not a failure
 			f.Skipped++
 		case strings.Contains(x.Reason, "perflab: incorrect:"):
 			f.Incorrect++

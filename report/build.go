@@ -573,7 +573,11 @@ func crossRows(f *findings.Run) []crossRow {
 		}
 		v, _ := analysis.ParseName(other).Value(f.By)
 		crossed[c.Config+"\x00"+analysis.ParseName(other).Without(f.By)+"\x00"+v] = true
-		rows = append(rows, crossRow{Series: withConfig(f, other, c.Config), Vs: shortVs(base, f.By), At: fmt.Sprintf("%.3g", c.X), Bracket: fmt.Sprintf("%g – %g", c.Lo, c.Hi), Direction: signWord(unit, b) + " → " + signWord(unit, a), Found: true})
+		at := fmt.Sprintf("%.3g", c.X)
+		if c.XLo != c.XHi && !math.IsNaN(c.XLo) && !math.IsNaN(c.XHi) {
+			at += fmt.Sprintf(" [%.3g, %.3g]", c.XLo, c.XHi)
+		}
+		rows = append(rows, crossRow{Series: withConfig(f, other, c.Config), Vs: shortVs(base, f.By), At: at, Bracket: fmt.Sprintf("%g – %g", c.Lo, c.Hi), Direction: signWord(unit, b) + " → " + signWord(unit, a), Found: true})
 	}
 	for _, c := range f.Against {
 		if c.Unit != unit || len(c.Points) == 0 {
@@ -599,7 +603,7 @@ func crossoverSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "crossovers", Title: fmt.Sprintf("Crossovers along %s (%s)", f.Axis, f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s medians cross, between the two sampled points that bracket it. “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s cross (with its interval from resampling rounds), between the two sampled points that bracket it; a crossover needs a significant paired difference of each sign on its two sides, Benjamini–Hochberg across the points. “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
 	t := &Table{Head: []string{"series", "vs", "crossover at", "bracket", "before → after"}}
 	rows := crossRows(f)
 	for _, r := range rows {
@@ -630,23 +634,27 @@ func kneesSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "knees", Title: fmt.Sprintf("Knees (%s)", f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost bends along %s (a two-segment fit tested against simpler curves, with Kneedle as a second opinion). `perflab analyze RUN --axis %s` lists knees of every unit.", f.Axis, f.Axis)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (power law, exponential, quadratic) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
 	if len(knees) > 0 {
 		slices.SortStableFunc(knees, func(a, b analysis.SeriesKnee) int {
 			return analysis.CompareNames(withConfig(f, a.Series, a.Config), withConfig(f, b.Series, b.Config))
 		})
 		t := &Table{Head: []string{"series", "unit", "knee at", "confidence", "how"}}
 		for _, k := range knees {
-			t.Rows = append(t.Rows, Row{Cells: cells(withConfig(f, k.Series, k.Config), k.Unit, strconv.FormatFloat(k.X, 'g', -1, 64), k.Confidence, k.Note)})
+			at := strconv.FormatFloat(k.X, 'g', -1, 64)
+			if k.Lo != k.Hi && !math.IsNaN(k.Lo) && !math.IsNaN(k.Hi) {
+				at += fmt.Sprintf(" [%g, %g]", k.Lo, k.Hi)
+			}
+			t.Rows = append(t.Rows, Row{Cells: cells(withConfig(f, k.Series, k.Config), k.Unit, at, k.Confidence, k.Note)})
 		}
 		s.Blocks = append(s.Blocks, Block{Table: t})
 	}
 	if len(f.NoKnees) > 0 {
-		t := &Table{Head: []string{"series", "points", "why no knee"}}
+		t := &Table{Head: []string{"series", "points", "fit: why no knee"}}
 		for _, k := range f.NoKnees {
 			t.Rows = append(t.Rows, Row{Cells: cells(withConfig(f, k.Series, k.Config), strconv.Itoa(k.Points), k.Fit.Note)})
 		}
-		s.Blocks = append(s.Blocks, Block{Details: &Details{Summary: fmt.Sprintf("%d series without a significant knee along %s (%s)", len(f.NoKnees), f.Axis, f.MainUnit), Blocks: []Block{{Table: t}}}})
+		s.Blocks = append(s.Blocks, Block{Details: &Details{Summary: fmt.Sprintf("%d series without a knee along %s (%s): smooth growth or undecided", len(f.NoKnees), f.Axis, f.MainUnit), Blocks: []Block{{Table: t}}}})
 	}
 	return s
 }
@@ -714,7 +722,7 @@ func failuresSection(f *findings.Run) *Section {
 	t := &Table{Head: []string{"round", "config", "cell", "reason"}}
 	n := 0
 	for _, x := range f.Failures {
-		if strings.HasPrefix(x.Reason, "skipped: ") {
+		if isSkip(x) {
 			continue
 		}
 		if n == 50 {
