@@ -28,7 +28,7 @@ func sections(f *findings.Run, opt HTMLOptions, withHTML bool) []Section {
 		}
 	}
 	add(claimsSection(f, opt, withHTML))
-	add(ratiosSection(f))
+	add(ratiosSection(f, withHTML))
 	add(environmentSection(f))
 	add(stagesSection(f))
 	for _, s := range unitSections(f, withHTML) {
@@ -160,7 +160,7 @@ func reading(f *findings.Run, unit string, r analysis.Ratio) string {
 	return fmt.Sprintf("%+.1f%% %s (%s)", pct, unit, word)
 }
 
-func ratiosSection(f *findings.Run) *Section {
+func ratiosSection(f *findings.Run, withHTML bool) *Section {
 	if len(f.Against) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
 )
 
@@ -116,6 +117,17 @@ func forestTip(c claim.CheckResult, logScale bool) string {
 	if !math.IsNaN(c.Claimed) && c.Claimed != 0 {
 		parts = append(parts, fmt.Sprintf("claimed %.4g", c.Claimed))
 	}
-	parts = append(parts, "verdict "+string(c.Verdict))
+	if c.Verdict != "" {
+		parts = append(parts, "verdict "+string(c.Verdict))
+	}
 	return strings.Join(parts, "; ")
+}
+
+// ratioPlot draws a paired ratio against 1 (no difference) on a log scale.
+func ratioPlot(r analysis.Ratio, what string) template.HTML {
+	if r.N == 0 || math.IsNaN(r.Ratio) {
+		return ""
+	}
+	nan := math.NaN()
+	return forestPlot(claim.CheckResult{Predicate: what, Estimate: r.Ratio, Lo: r.Lo, Hi: r.Hi, Threshold: 1, Claimed: nan, BandLo: nan, BandHi: nan})
 }
