@@ -61,8 +61,8 @@ func processStart(pid int) string {
 	}
 	f := strings.Fields(string(b[i+1:]))
 	const startField = 22 - 3 // field 22, counted from field 3
-	if len(f) <= startField {
-		return ""
+	if len(f) <= startField || f[0] == "Z" || f[0] == "X" {
+		return "" // a zombie has exited: only its exit status is left
 	}
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	return strings.TrimSpace(string(boot)) + ":" + f[startField]
