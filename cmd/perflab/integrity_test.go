@@ -137,8 +137,8 @@ goexperiment = "nosuchexperiment"
 	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(t.TempDir(), "x.db")
-	stdout, stderr, code := perflab(t, "run", specPath, "--quick", "--no-profile", "--db", db, "--cache", t.TempDir(), "--out", t.TempDir())
+	db, outDir := filepath.Join(t.TempDir(), "x.db"), t.TempDir()
+	stdout, stderr, code := perflab(t, "run", specPath, "--quick", "--no-profile", "--db", db, "--cache", t.TempDir(), "--out", outDir)
 	if code != 1 || !strings.Contains(stdout, "run 1: partial") || !strings.Contains(stderr, "run 1 is partial") {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s\nwant a partial run and exit 1", code, stdout, stderr)
 	}
@@ -158,6 +158,10 @@ goexperiment = "nosuchexperiment"
 	}
 	if terminal == 0 || terminal != reported {
 		t.Errorf("terminal says %d failed cell runs, the report %d", terminal, reported)
+	}
+	html, err := os.ReadFile(filepath.Join(outDir, "run-1", "report.html"))
+	if err != nil || !strings.Contains(string(html), fmt.Sprintf("%d failed cell runs", terminal)) {
+		t.Errorf("the HTML report does not say %d failed cell runs (%v)", terminal, err)
 	}
 	if out, _, _ := perflab(t, "runs", "--db", db); !strings.Contains(out, "partial") {
 		t.Errorf("runs does not show the run as partial:\n%s", out)
