@@ -163,6 +163,15 @@ goexperiment = "nosuchexperiment"
 	if err != nil || !strings.Contains(string(html), fmt.Sprintf("%d failed cell runs", terminal)) {
 		t.Errorf("the HTML report does not say %d failed cell runs (%v)", terminal, err)
 	}
+	// One run-reference grammar for every command.
+	for _, args := range [][]string{{"report", "latest~0"}, {"export", "latest~0"}, {"analyze", "latest~0"}, {"analyze", "1"}, {"compare", "latest~0", "latest"}} {
+		if _, stderr, code := perflab(t, append(args, "--db", db)...); code != 0 {
+			t.Errorf("perflab %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	if _, stderr, code := perflab(t, "report", "latest~1", "--db", db); code == 0 || !strings.Contains(stderr, "holds only 1 runs") {
+		t.Errorf("report latest~1 with one run: exit %d\n%s", code, stderr)
+	}
 	if out, _, _ := perflab(t, "runs", "--db", db); !strings.Contains(out, "partial") {
 		t.Errorf("runs does not show the run as partial:\n%s", out)
 	}
