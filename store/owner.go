@@ -112,7 +112,7 @@ func (db *DB) ClaimRun(ctx context.Context, runID int64) error {
 		return err
 	}
 	self := CurrentOwner()
-	if run.Status == "running" && run.Owner != self && run.Owner.Liveness() != "dead" {
+	if run.Status == "running" && run.Owner != self && run.Owner.Liveness() == "alive" {
 		return fmt.Errorf("run %d is still running in %s (started %s): %w; wait for it, or stop that process first",
 			runID, run.Owner, run.StartedAt.Local().Format(time.DateTime), ErrRunOwned)
 	}
