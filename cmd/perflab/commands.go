@@ -522,9 +522,14 @@ var cmdAnalyze = &command{
 	help: `
 Analyze reads Go benchmark output files (what benchstat reads; "-" is stdin)
 or a stored run (an ID or "latest"), and prints the median and 95%
-confidence interval of every benchmark and unit. With --axis it finds knees
-along that sub-benchmark key (/key=value in the names); with --by it also
-finds crossovers between series that differ in that key.
+confidence interval of every benchmark and unit. With --axis it judges every
+series along that sub-benchmark key (/key=value in the names): a knee when a
+two-segment line beats a straight line and smooth curves (power law,
+exponential, quadratic) by AICc, with a breakpoint interval from resampling
+rounds, else smooth growth with its exponent, or undecided. With --by it
+compares series that differ in that key point by point (paired per-round
+ratios, Benjamini-Hochberg across the points) and reports crossovers with an
+interval for the crossing.
 
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
@@ -564,14 +569,13 @@ func init() {
 			return errors.New("no benchmark results in the input")
 		}
 		opt := f.options()
-		out := struct {
-			Knees      []analysis.SeriesKnee      `json:"knees"`
-			Crossovers []analysis.SeriesCrossover `json:"crossovers"`
-		}{[]analysis.SeriesKnee{}, []analysis.SeriesCrossover{}}
+		out := analyzeOutput{[]analysis.SeriesKnee{}, []analysis.SeriesKnee{}, []analysis.SeriesCrossover{}, []analysis.SeriesComparison{}}
 		if f.axis != "" {
-			out.Knees = analysis.Knees(samples, f.axis, opt)
+			out.KneeFits = analysis.KneeFits(samples, f.axis, opt)
+			out.Knees = analysis.FoundKnees(out.KneeFits)
 			if f.by != "" {
-				out.Crossovers = analysis.Crossovers(samples, f.axis, f.by, opt)
+				out.Comparisons = analysis.Comparisons(samples, f.axis, f.by, opt)
+				out.Crossovers = analysis.CrossoversOf(out.Comparisons)
 			}
 		}
 		if f.asJSON {
@@ -581,12 +585,12 @@ func init() {
 		}
 		printSummaries(stdout, samples, opt)
 		if f.axis != "" {
-			fmt.Fprintf(stdout, "\nknees along %s:\n", f.axis)
-			if len(out.Knees) == 0 {
-				fmt.Fprintln(stdout, "  none")
+			fmt.Fprintf(stdout, "\nknees along %s (a hinge must beat smooth curves by ΔAICc ≥ %g):\n", f.axis, analysis.KneeMargin)
+			if len(out.KneeFits) == 0 {
+				fmt.Fprintln(stdout, "  no series with 4 or more points")
 			}
-			for _, k := range out.Knees {
-				fmt.Fprintf(stdout, "  %s [%s]: %s=%g (%s confidence) %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Axis, k.X, k.Confidence, k.Note)
+			for _, k := range out.KneeFits {
+				fmt.Fprintf(stdout, "  %s [%s]: %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Note)
 			}
 		}
 		if f.by != "" {
@@ -595,11 +599,23 @@ func init() {
 				fmt.Fprintln(stdout, "  none")
 			}
 			for _, c := range out.Crossovers {
-				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g (between %g and %g)\n", c.A, c.B, c.Unit, c.Axis, c.X, c.Lo, c.Hi)
+				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g [%.3g, %.3g] (between %g and %g; significant at %g and %g; %s, %s)\n",
+					c.A, c.B, c.Unit, c.Axis, c.X, c.XLo, c.XHi, c.Lo, c.Hi, c.SigLo, c.SigHi, c.Test, c.Correction)
 			}
 		}
 		return nil
 	})
+}
+
+// analyzeOutput is what analyze --json prints: every series' knee fit
+// (KneeFits; Knees are those with a knee) and every comparison of two
+// series along the axis (Comparisons: per-point paired ratios and
+// crossovers; Crossovers lists the crossovers alone).
+type analyzeOutput struct {
+	Knees       []analysis.SeriesKnee       `json:"knees"`
+	KneeFits    []analysis.SeriesKnee       `json:"knee_fits"`
+	Crossovers  []analysis.SeriesCrossover  `json:"crossovers"`
+	Comparisons []analysis.SeriesComparison `json:"comparisons"`
 }
 
 func seriesLabel(name, config string) string {
