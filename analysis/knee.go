@@ -21,10 +21,10 @@ const KneeMargin = 4.0
 // KneeOptions configures FindKnee and FitKnee. The zero value is ready to
 // use.
 type KneeOptions struct {
-	// LogX fits the hinge in log x against ln y (a two-segment power
-	// law) and adds a quadratic in log-log to the smooth models. Set it
-	// for axes that span decades ([SpansDecades]); it is ignored when a
-	// cost is ≤ 0, as log-log needs positive costs.
+	// LogX also fits a hinge in log x against ln y (a two-segment power
+	// law) beside the linear one, and adds a quadratic in log-log to the
+	// smooth models. Set it for axes that span decades ([SpansDecades]);
+	// it is ignored when a cost is ≤ 0, as log-log needs positive costs.
 	LogX bool
 	// Margin is the ΔAICc the hinge must win by; ≤ 0, NaN or +Inf means
 	// [KneeMargin].
@@ -71,8 +71,10 @@ type KneeModel struct {
 // slope changes by at least 10%. Models are fitted by least squares on
 // the medians of each point with relative residuals (ln y − ln f), since
 // benchmark noise is proportional to the cost. On an axis that spans
-// decades the hinge is fitted in log x against ln y (Scale "log-log"),
-// so a cost proportional to x is one straight line and never a knee.
+// decades (Scale "log-log") a second hinge family competes, fitted in
+// log x against ln y (a two-segment power law), and the better hinge pays
+// one more parameter; a cost proportional to x is then fitted exactly by
+// the smooth models (a line, a power law with k = 1) and never a knee.
 // The breakpoint's interval comes from resampling rounds (a bootstrap:
 // draw rounds with replacement, take each point's median over the drawn
 // rounds, refit). Kneedle (Satopää et al. 2011) is a second opinion
@@ -93,10 +95,17 @@ type KneeResult struct {
 	// Confidence. Without resamples (Resamples == 0) they equal X.
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
-	// Scale is "linear" (hinge in x, residuals ln y) or "log-log"
-	// (hinge in log x against ln y); "linear-abs" when some cost is
-	// ≤ 0 and the residuals are y itself.
+	// Scale is "linear" (residuals ln y − ln f, the hinge in x),
+	// "log-log" (an axis that spans decades: the hinge may also be a
+	// two-segment power law, and a log-log quadratic joins the smooth
+	// models) or "linear-abs" (some cost ≤ 0: residuals y − f).
 	Scale string `json:"scale"`
+	// Hinge names the hinge family fitted: "linear" (y against x: the
+	// cost per unit changes at X, as when a cache overflows) or
+	// "log-log" (ln y against log x: the growth exponent changes at X).
+	// On a log-log scale both are fitted and the better one kept, at
+	// the price of one more parameter in its AICc.
+	Hinge string `json:"hinge"`
 	// Criterion names the comparison: "AICc".
 	Criterion string `json:"criterion"`
 	// Margin is the ΔAICc the hinge had to reach.
@@ -109,8 +118,8 @@ type KneeResult struct {
 	// Models lists every model fitted, hinge first.
 	Models []KneeModel `json:"models"`
 	// SlopeBefore and SlopeAfter are the hinge's slopes on each side of
-	// X: cost per axis unit on the linear scale, the log-log exponent
-	// (d ln y / d ln x) on the log-log scale.
+	// X: cost per axis unit for a linear hinge, the log-log exponent
+	// (d ln y / d ln x) for a log-log hinge.
 	SlopeBefore float64 `json:"slope_before"`
 	SlopeAfter  float64 `json:"slope_after"`
 	// Exponent is k of the power law a·x^k + c fitted to the series,
@@ -233,7 +242,7 @@ type kneeDecision struct {
 	r2               float64
 	best             string
 	models           []KneeModel
-	scale            string
+	scale, hinge     string
 	constant, nohing bool
 }
 
@@ -261,7 +270,21 @@ func kneeDecide(x, y []float64, opt KneeOptions) kneeDecision {
 		out.constant, out.verdict = true, KneeSmooth
 		return out
 	}
-	h := d.hingeModel()
+	// On a log axis both hinge families compete: a two-segment power law
+	// (log-log) and a change of cost per unit (linear in x, as when a
+	// cache overflows); choosing between them costs one more parameter.
+	h, hLog := d.hingeModel(false), false
+	if d.logX {
+		hl := d.hingeModel(true)
+		if hl.ok && (!h.ok || hl.sse <= h.sse) {
+			h, hLog = hl, true
+		}
+		h.params++
+	}
+	out.hinge = "linear"
+	if hLog {
+		out.hinge = "log-log"
+	}
 	smooth := d.smoothModels()
 	bestA := math.Inf(1)
 	var best regimeModel
@@ -290,7 +313,7 @@ func kneeDecide(x, y []float64, opt KneeOptions) kneeDecision {
 	out.models = append([]KneeModel{{Name: modelHinge, Params: h.params, RSS: h.sse, AICc: finiteOr0(ha)}}, out.models...)
 	// Breakpoint and slopes in the caller's units.
 	b, c := h.coef[1], h.coef[2]
-	if d.logX {
+	if hLog {
 		l0, l1 := math.Log10(x[0]), math.Log10(x[n-1])
 		out.x = math.Pow(10, l0+h.theta*(l1-l0))
 		per := (l1 - l0) * math.Ln10
@@ -321,7 +344,7 @@ func kneeDecide(x, y []float64, opt KneeOptions) kneeDecision {
 func kneeJudge(x, y []float64, cells []*Sample, opt KneeOptions) KneeResult {
 	dec := kneeDecide(x, y, opt)
 	r := KneeResult{
-		Verdict: dec.verdict, X: dec.x, Lo: dec.x, Hi: dec.x, Scale: dec.scale,
+		Verdict: dec.verdict, X: dec.x, Lo: dec.x, Hi: dec.x, Scale: dec.scale, Hinge: dec.hinge,
 		Criterion: "AICc", Margin: opt.Margin, DeltaAICc: finiteOr0(dec.delta),
 		BestSmooth: dec.best, Models: dec.models, SlopeBefore: finiteOr0(dec.before), SlopeAfter: finiteOr0(dec.after),
 		Exponent: dec.exponent, ExponentLo: dec.exponent, ExponentHi: dec.exponent, R2: dec.r2, Method: kneeMethod,
@@ -482,7 +505,7 @@ func kneeNoteFor(r KneeResult, dec kneeDecision, n int) string {
 			iv = fmt.Sprintf(" [%.3g, %.3g]", r.Lo, r.Hi)
 		}
 		return fmt.Sprintf("knee at x=%.3g%s: %s (%s hinge beats the best smooth model, %s, by ΔAICc=%.1f ≥ %g%s%s)",
-			r.X, iv, kneeSlopeChange(r.SlopeBefore, r.SlopeAfter), r.Scale, r.BestSmooth, r.DeltaAICc, r.Margin, boot, second)
+			r.X, iv, kneeSlopeChange(r.SlopeBefore, r.SlopeAfter), r.Hinge, r.BestSmooth, r.DeltaAICc, r.Margin, boot, second)
 	case r.Verdict == KneeSmooth && dec.delta >= r.Margin:
 		return fmt.Sprintf("no knee: the best hinge (x=%.3g) changes the slope by less than %.0f%% (%s)", r.X, 100*kneeMaterial, kneeSlopeChange(r.SlopeBefore, r.SlopeAfter))
 	case r.Verdict == KneeSmooth:

@@ -292,3 +292,51 @@ func FuzzFitKnee(f *testing.F) {
 		kneeCheckInvariants(t, r)
 	})
 }
+
+// TestKneeLogAxis: on sizes 4…4096 (log axis), smooth costs (power laws,
+// n·log n, a line with a constant, a gentle quadratic) give no knee in at
+// least 95% of series, while a cost per element that triples past 128 (a
+// linear hinge) and a constant that turns into linear growth at 64 (a
+// hinge in either family) are found within one grid step in at least 95%.
+func TestKneeLogAxis(t *testing.T) {
+	var sizes []float64
+	for s := 4.0; s <= 4096; s *= 2 {
+		sizes = append(sizes, s)
+	}
+	type fam struct {
+		name  string
+		f     func(float64) float64
+		knee  float64 // 0: smooth
+		hinge string  // the hinge family that must win; "" when both fit
+		near  [2]float64
+	}
+	fams := []fam{
+		{name: "50+x^1.5", f: func(x float64) float64 { return 50 + math.Pow(x, 1.5) }},
+		{name: "x^1.2", f: func(x float64) float64 { return math.Pow(x, 1.2) }},
+		{name: "x·ln x", f: func(x float64) float64 { return x * math.Log(x) }},
+		{name: "1000+x", f: func(x float64) float64 { return 1000 + x }},
+		{name: "5+x+x²/1000", f: func(x float64) float64 { return 5 + x + x*x/1000 }},
+		{name: "cache at 128", f: func(x float64) float64 { return 100 + x + 3*math.Max(0, x-128) }, knee: 128, hinge: "linear", near: [2]float64{64, 256}},
+		{name: "flat, then linear at 64", f: func(x float64) float64 { return math.Max(640, 10*x) }, knee: 64, near: [2]float64{32, 128}},
+	}
+	for i, fm := range fams {
+		rng := rand.New(rand.NewPCG(uint64(i), 4096))
+		const seeds = 30
+		knees, near := 0, 0
+		for s := 0; s < seeds; s++ {
+			r := FitKnee(sizes, genSeries("L", sizes, fm.f, 8, 0.02+0.04*float64(s%3)/2, rng), KneeOptions{LogX: true, Resamples: -1})
+			if r.Found {
+				knees++
+				if r.X >= fm.near[0] && r.X <= fm.near[1] && (fm.hinge == "" || r.Hinge == fm.hinge) {
+					near++
+				}
+			}
+		}
+		switch {
+		case fm.knee == 0 && knees > seeds*5/100:
+			t.Errorf("%s: knee in %d of %d smooth series", fm.name, knees, seeds)
+		case fm.knee != 0 && near < seeds*95/100:
+			t.Errorf("%s: %s knee within a grid step of %g in %d of %d series", fm.name, fm.hinge, fm.knee, near, seeds)
+		}
+	}
+}

@@ -249,16 +249,18 @@ func (d *regimeData) smoothModels() []regimeModel {
 // hingeModel fits the continuous two-segment line with the breakpoint
 // free between the second and the second-to-last point, so that each
 // segment rests on at least two points: in u against y (relative
-// residuals) on a linear axis, in normalised log10 x against ln y on a
-// log axis. theta is the breakpoint on that normalised scale.
-func (d *regimeData) hingeModel() regimeModel {
+// residuals), or with logAxis in normalised log10 x against ln y (a
+// two-segment power law). theta is the breakpoint on that normalised
+// scale. The hinge has 4 parameters; one more when the caller chose
+// between the two families.
+func (d *regimeData) hingeModel(logAxis bool) regimeModel {
 	n := len(d.x)
 	if n < 4 {
 		return regimeModel{name: modelHinge, params: 4}
 	}
 	one := ones(n)
 	axis, fit := d.u, d.fitY
-	if d.logX {
+	if logAxis {
 		axis, fit = d.s, d.fitLog
 	}
 	at := func(tau float64) ([3]float64, float64, bool) {

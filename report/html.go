@@ -116,8 +116,11 @@ func glanceOf(f *findings.Run) []glance {
 		}
 		out = append(out, glance{fmt.Sprintf("%d crossovers along %s", n, f.Axis), ""})
 	}
-	if n := len(f.Failures); n > 0 {
-		out = append(out, glance{fmt.Sprintf("%d failed or skipped cell runs", n), "v-inc"})
+	if n := FailedCellRuns(f); n > 0 {
+		out = append(out, glance{fmt.Sprintf("%d failed cell runs", n), "v-inc"})
+	}
+	if n := len(f.Failures) - FailedCellRuns(f); n > 0 {
+		out = append(out, glance{fmt.Sprintf("%d cells not applicable (skipped)", n), ""})
 	}
 	for _, kv := range f.Env {
 		if kv.Key == "noise-before" || kv.Key == "noise-after" {
