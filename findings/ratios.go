@@ -175,8 +175,8 @@ func Ratios(samples []*analysis.Sample, rs RatioSpec, opt analysis.Options) []Co
 				}
 				pairs = append(pairs, [2]map[int]float64{num, den})
 			}
-			if len(c.Points) == 0 {
-				continue
+			if !slices.ContainsFunc(c.Points, func(p PointRatio) bool { return p.N > 0 }) {
+				continue // no round with positive values on both sides (B/op of 0, say)
 			}
 			c.Geomean = PointRatio{Ratio: opt.Geomean(pairs)}
 			out = append(out, c)
@@ -220,7 +220,11 @@ func Geomeans(samples []*analysis.Sample, rs RatioSpec, opt analysis.Options) []
 	})
 	var out []GeomeanRow
 	for _, k := range order {
-		out = append(out, GeomeanRow{Config: k.config, Value: k.value, Baseline: rs.Baseline, Unit: rs.Unit, Points: len(pairs[k]), Geomean: PointRatio{Ratio: opt.Geomean(pairs[k])}})
+		g := opt.Geomean(pairs[k])
+		if g.N == 0 {
+			continue // no round with every pair positive
+		}
+		out = append(out, GeomeanRow{Config: k.config, Value: k.value, Baseline: rs.Baseline, Unit: rs.Unit, Points: len(pairs[k]), Geomean: PointRatio{Ratio: g}})
 	}
 	return out
 }
