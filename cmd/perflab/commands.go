@@ -410,9 +410,14 @@ var cmdReport = &command{
 	summary: "write the Markdown (or --html) report of a stored run",
 	usage:   "[RUN] [flags]",
 	help: `
-Report writes a run's Markdown report: environment, tables of medians with
-confidence intervals, crossovers, knees, the claims table, failures and the
-profile paths. RUN is a run ID or "latest" (the default).
+Report writes a run's Markdown report: the claims table (each check's
+tested predicate beside its verdict), by how much each value of the spec's
+by key differs from the baseline (per point and as a geomean, paired
+within rounds), environment, tables of medians with confidence intervals,
+crossovers, knees, failures and the profile paths. --html writes the same
+sections as one page with charts and a forest plot per check. RUN is a run
+ID or "latest" (the default). At the same --alpha, perflab serve's run page
+shows the same verdicts.
 
 Examples:
   perflab report            # the latest run, to stdout
