@@ -50,8 +50,12 @@ type PairedResult struct {
 }
 
 // ComparePaired compares config newCfg against oldCfg within one run's
-// results, benchmark by benchmark and unit by unit.
-func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Options) *PairedResult {
+// results, benchmark by benchmark and unit by unit. higherIsBetter gives
+// each unit's direction (see [Directions]); nil uses [HigherIsBetter].
+func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Options, higherIsBetter func(unit string) bool) *PairedResult {
+	if higherIsBetter == nil {
+		higherIsBetter = HigherIsBetter
+	}
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		opt.Alpha = 0.05
 	}
@@ -130,7 +134,7 @@ func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analys
 			r := &res.Rows[idx[j]]
 			r.PAdj = p
 			r.Signif = p <= opt.Alpha && r.Ratio.Excludes(1)
-			r.Verdict = verdict(r.Unit, r.Ratio.Ratio, r.Signif)
+			r.Verdict = verdict(r.Unit, r.Ratio.Ratio, r.Signif, higherIsBetter(r.Unit))
 		}
 		if ps := pairs[u]; len(ps) > 0 && !sameUnit(res.Rows, u) {
 			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps)})
@@ -152,7 +156,7 @@ func unitRank(u string) int {
 	return 1
 }
 
-func verdict(unit string, ratio float64, signif bool) string {
+func verdict(unit string, ratio float64, signif, higherIsBetter bool) string {
 	if !signif || math.IsNaN(ratio) || ratio == 1 {
 		return "no difference"
 	}
@@ -163,7 +167,7 @@ func verdict(unit string, ratio float64, signif bool) string {
 		}
 		return "faster"
 	}
-	if up == HigherIsBetter(unit) {
+	if up == higherIsBetter {
 		return "better"
 	}
 	return "worse"

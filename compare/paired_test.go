@@ -44,7 +44,7 @@ func pairedRun(t *testing.T, rounds int, factors map[string]float64, onlyOld str
 
 func TestComparePaired(t *testing.T) {
 	rs := pairedRun(t, 12, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "BenchmarkGone", 7)
-	res := ComparePaired(rs, "old", "new", analysis.DefaultOptions())
+	res := ComparePaired(rs, "old", "new", analysis.DefaultOptions(), nil)
 	rows := map[string]PairedRow{}
 	for _, r := range res.Rows {
 		rows[r.Name+" "+r.Unit] = r
@@ -135,7 +135,7 @@ func TestComparePairedAA(t *testing.T) {
 	failed := 0
 	for seed := uint64(1); seed <= 20; seed++ {
 		rs := pairedRun(t, 10, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", seed)
-		res := ComparePaired(rs, "old", "new", analysis.DefaultOptions())
+		res := ComparePaired(rs, "old", "new", analysis.DefaultOptions(), nil)
 		if fails, _ := res.Check(ths); len(fails) > 0 {
 			failed++
 		}
@@ -148,7 +148,7 @@ func TestComparePairedAA(t *testing.T) {
 func TestPairedImprecise(t *testing.T) {
 	// 6 rounds of ±5% noise and no change: the interval is wider than a 1% limit.
 	rs := pairedRun(t, 6, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", 3)
-	res := ComparePaired(rs, "old", "new", analysis.DefaultOptions())
+	res := ComparePaired(rs, "old", "new", analysis.DefaultOptions(), nil)
 	for i := range res.Rows {
 		res.Rows[i].Ratio.Lo, res.Rows[i].Ratio.Hi = 0.95, 1.05
 	}

@@ -102,10 +102,10 @@ func (r *PairedResult) WriteText(w io.Writer, fails []Failure) error {
 		fmt.Fprintf(w, "\n%s: every value identical on both sides\n", strings.Join(same, ", "))
 	}
 	if n := len(r.OnlyOld); n > 0 {
-		fmt.Fprintf(w, "\n%d only in old (not compared): %s\n", n, list(r.OnlyOld))
+		fmt.Fprintf(w, "\n%d only in old (not compared): %s\n", n, shortList(r.OnlyOld))
 	}
 	if n := len(r.OnlyNew); n > 0 {
-		fmt.Fprintf(w, "\n%d only in new (not compared): %s\n", n, list(r.OnlyNew))
+		fmt.Fprintf(w, "\n%d only in new (not compared): %s\n", n, shortList(r.OnlyNew))
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func (r *PairedResult) WriteMarkdown(w io.Writer, title string, rules []Threshol
 		list []string
 	}{{"old", r.OnlyOld}, {"new", r.OnlyNew}} {
 		if len(side.list) > 0 {
-			fmt.Fprintf(&b, "Only in %s (not compared): %s\n\n", side.name, mdEscape(list(side.list)))
+			fmt.Fprintf(&b, "Only in %s (not compared): %s\n\n", side.name, mdEscape(shortList(side.list)))
 		}
 	}
 	for _, f := range footer {
@@ -221,7 +221,7 @@ func impreciseList(rows []PairedRow) string {
 	for _, r := range rows {
 		parts = append(parts, fmt.Sprintf("%s ±%.1f%%", r.Name, r.Ratio.HalfWidth()*100))
 	}
-	return list(parts)
+	return shortList(parts)
 }
 
 // WriteImprecise prints the rows Imprecise returns, if any, as a warning.
@@ -229,4 +229,12 @@ func (r *PairedResult) WriteImprecise(w io.Writer, ths []Threshold) {
 	if imp := r.Imprecise(ths); len(imp) > 0 {
 		fmt.Fprintf(w, "warning: %d benchmark(s) measured less precisely than the --fail-on limit (%s): a change that large could go unseen; raise --budget\n", len(imp), impreciseList(imp))
 	}
+}
+
+// shortList joins at most ten items and says how many more there are.
+func shortList(xs []string) string {
+	if len(xs) > 10 {
+		return strings.Join(xs[:10], ", ") + fmt.Sprintf(", … (%d more)", len(xs)-10)
+	}
+	return strings.Join(xs, ", ")
 }

@@ -195,7 +195,9 @@ func init() {
 				err = serr
 			}
 		}
-		if err := afterRun(ctx, db, res, err, f.runFlags, stdout, stderr); err != nil {
+		// The run's own summary and report paths go to stderr with the
+		// progress, so stdout holds the comparison alone.
+		if err := afterRun(ctx, db, res, err, f.runFlags, stderr, stderr); err != nil {
 			return err
 		}
 		return abVerdict(context.WithoutCancel(ctx), db, res, f, sides, rules, onlyOld, onlyNew, stdout, stderr)
@@ -371,7 +373,11 @@ func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags
 	if err != nil {
 		return err
 	}
-	pr := compare.ComparePaired(results, "old", "new", f.options())
+	meta, err := db.UnitMeta(ctx, res.RunID)
+	if err != nil {
+		return err
+	}
+	pr := compare.ComparePaired(results, "old", "new", f.options(), compare.Directions(storedMeta(meta)))
 	for _, b := range onlyOld {
 		pr.OnlyOld = append(pr.OnlyOld, b.Name())
 	}
