@@ -117,7 +117,7 @@ func TestABDetectsSlowdown(t *testing.T) {
 	repo := abRepo(t, 2000)
 	tmp := t.TempDir()
 	db, md := filepath.Join(tmp, "perflab.db"), filepath.Join(tmp, "summary.md")
-	out, stderr, code := perflab(t, "ab", "HEAD~1", "HEAD", ".", "-C", repo, "-bench", "Work", "--budget", "6s", "--benchtime", "20ms",
+	out, stderr, code := perflab(t, "ab", "HEAD~1", "HEAD", ".", "-C", repo, "-bench", "Work", "--budget", "12s", "--benchtime", "20ms",
 		"--fail-on", "sec/op>+1%", "--markdown", md, "--no-profile",
 		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
 	if code != 1 {
@@ -186,7 +186,7 @@ func TestABLeavesTheWorkingTreeAlone(t *testing.T) {
 	})
 	before := repoState(t, repo)
 	tmp := t.TempDir()
-	out, stderr, code := perflab(t, "ab", "HEAD", "-C", repo, "-bench", "Work$", "--budget", "4s", "--benchtime", "20ms",
+	out, stderr, code := perflab(t, "ab", "HEAD", "-C", repo, "-bench", "Work$", "--rounds", "6", "--benchtime", "20ms",
 		"--fail-on", "sec/op>+10%", "--no-profile",
 		"--db", filepath.Join(tmp, "perflab.db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
 	if code != 0 {
