@@ -37,7 +37,8 @@ Run it from the module's directory, or point -C at it. PKG defaults to ".".
 Examples:
   perflab bench ./codec -bench Encode --axis size
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
-  perflab bench . --budget 5m --save-spec perflab.toml`,
+  perflab bench . --budget 5m --save-spec perflab.toml
+  perflab bench . -bench Work --budget 60s --precision 1% --unit cpu-sec/op`,
 }
 
 type benchFlags struct {
@@ -81,6 +82,9 @@ func init() {
 		if len(pos) == 1 {
 			pkg = pos[0]
 		}
+		if err := f.seq.check(); err != nil {
+			return err
+		}
 		ctx, stop := interruptible()
 		defer stop()
 
@@ -112,6 +116,7 @@ func init() {
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
 			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr,
+			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})

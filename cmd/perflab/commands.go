@@ -174,6 +174,7 @@ type runFlags struct {
 	noProfile   bool
 	out         string
 	cache       string
+	seq         seqFlags
 }
 
 func (f *runFlags) declare(fs *flag.FlagSet) {
@@ -194,6 +195,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
 	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	f.seq.declare(fs)
 }
 
 func init() {
@@ -210,6 +212,9 @@ func init() {
 			if f.cache, err = builtin.CacheDir(); err != nil {
 				return err
 			}
+		}
+		if err := f.seq.check(); err != nil {
+			return err
 		}
 		if f.resume != 0 {
 			if len(pos) > 0 {
@@ -243,6 +248,7 @@ func init() {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
+				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
@@ -320,7 +326,7 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 // finishRun analyses a run, stores its verdicts, writes report.md and prints
 // the claims table.
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
-	in, err := report.Load(ctx, db, res.RunID, opt)
+	in, err := report.Load(ctx, db, res.RunID, runOptions(ctx, db, res.RunID, opt))
 	if err != nil {
 		return err
 	}
@@ -470,7 +476,7 @@ func loadRun(c common, pos []string) (*report.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.Load(ctx, db, id, c.options())
+	return report.Load(ctx, db, id, runOptions(ctx, db, id, c.options()))
 }
 
 // ---- export ----
