@@ -69,7 +69,8 @@ const (
 
 // sequential is the state of a sequential run.
 type sequential struct {
-	unit      string
+	unit       string // unit of the compared ratios
+	unitChosen bool   // set by the user; else cpu-sec/op, falling back to sec/op for a pair without it
 	precision float64
 	maxRounds int
 	budget    time.Duration
@@ -97,7 +98,7 @@ func sequentialFor(opt Options) *sequential {
 		return nil
 	}
 	s := &sequential{
-		unit: cmpOr(opt.Unit, UnitSec), precision: opt.Precision, maxRounds: opt.MaxRounds,
+		unit: cmpOr(opt.Unit, UnitCPU), unitChosen: opt.Unit != "", precision: opt.Precision, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(),
 		opt:   analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true},
 		iters: map[string]int{}, baseline: map[string]time.Duration{},
@@ -197,7 +198,7 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 		return out, nil
 	}
 	if len(out) == 1 && out[0].Iters == fixed {
-		if base, ok := s.baselineOf(ctx, key, inv); ok {
+		if base, ok := s.baselineOf(ctx, key, inv, &r.eff); ok {
 			if v, ok := gotest.CPUPerOp(usage.CPU, fixed, base, baselineIters); ok {
 				out[0].Values = append(out[0].Values, benchfmt.Value{Value: v, Unit: UnitCPU})
 			}
@@ -209,7 +210,7 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 // baselineOf is the median CPU time of the cell's process at
 // baselineIters iterations: process start, test and benchmark set-up.
 // cpu-sec/op is (CPU at N − baseline)/(N − baselineIters).
-func (s *sequential) baselineOf(ctx context.Context, key string, inv gotest.Invocation) (time.Duration, bool) {
+func (s *sequential) baselineOf(ctx context.Context, key string, inv gotest.Invocation, eff *efficiency) (time.Duration, bool) {
 	if b, ok := s.baseline[key]; ok {
 		return b, b > 0
 	}
@@ -217,7 +218,9 @@ func (s *sequential) baselineOf(ctx context.Context, key string, inv gotest.Invo
 	for range baselineRuns {
 		var u gotest.Usage
 		inv.Benchtime, inv.Usage = strconv.Itoa(baselineIters)+"x", &u
-		if _, err := gotest.Run(ctx, inv); err != nil {
+		_, err := gotest.Run(ctx, inv)
+		eff.wall += u.Wall // spent outside any timed loop worth keeping
+		if err != nil {
 			break
 		}
 		cpus = append(cpus, u.CPU)
@@ -269,7 +272,12 @@ func (r *rounds) runMore(ctx context.Context) error {
 			reason = fmt.Sprintf("the budget %s is spent", s.budget)
 		}
 		if reason != "" {
-			s.summary(r.progress, sts, round, reason, roundCost)
+			var sum strings.Builder
+			s.summary(io.MultiWriter(r.progress, &sum), sts, round, reason, roundCost)
+			kv := []store.KV{{Key: "sequential", Value: strings.TrimSpace(strings.TrimPrefix(sum.String(), "perflab: "))}}
+			if err := r.opt.DB.SetEnv(context.WithoutCancel(ctx), r.runID, kv); err != nil {
+				return err
+			}
 			r.res.RoundsTotal = round
 			return nil
 		}
@@ -502,20 +510,30 @@ func roundsOf(samples []*analysis.Sample, cells []int, all []plan.Cell) int {
 // comparisons judges each compared pair of cells in the run's unit.
 func (s *sequential) comparisons(samples []*analysis.Sample, cells []plan.Cell) []status {
 	type key struct{ config, name string }
-	idx := map[key][]*analysis.Sample{}
+	idx := map[string]map[key][]*analysis.Sample{}
 	for _, sm := range samples {
-		if sm.Unit == s.unit {
+		if sm.Unit == s.unit || sm.Unit == UnitSec {
 			k := key{sm.Config, nameOf(sm.Name)}
-			idx[k] = append(idx[k], sm)
+			if idx[sm.Unit] == nil {
+				idx[sm.Unit] = map[key][]*analysis.Sample{}
+			}
+			idx[sm.Unit][k] = append(idx[sm.Unit][k], sm)
 		}
 	}
 	var out []status
 	for _, pr := range s.pairs {
 		nc, dc := cells[pr[0]], cells[pr[1]]
-		nums, dens := idx[key{nc.Config, nc.Name()}], idx[key{dc.Config, dc.Name()}]
+		unit := s.unit
+		nums, dens := idx[unit][key{nc.Config, nc.Name()}], idx[unit][key{dc.Config, dc.Name()}]
+		if (len(nums) == 0 || len(dens) == 0) && !s.unitChosen && len(samples) > 0 && roundsOf(samples, []int{pr[0]}, cells) >= initialRounds {
+			// No CPU time for this pair (several -test.cpu values, or a
+			// loop too short to measure): wall time.
+			unit = UnitSec
+			nums, dens = idx[unit][key{nc.Config, nc.Name()}], idx[unit][key{dc.Config, dc.Name()}]
+		}
 		label := pairLabel(nc, dc, s.byKey)
 		if len(nums) == 0 || len(dens) == 0 {
-			out = append(out, status{label: label + " (" + s.unit + ")", cells: []int{pr[0], pr[1]}, verdict: "open", interval: "no samples yet", more: -1, hw: math.Inf(1)})
+			out = append(out, status{label: label + " (" + unit + ")", cells: []int{pr[0], pr[1]}, verdict: "open", interval: "no samples yet", more: -1, hw: math.Inf(1)})
 			continue
 		}
 		for _, num := range nums {
@@ -527,7 +545,7 @@ func (s *sequential) comparisons(samples []*analysis.Sample, cells []plan.Cell) 
 				if len(nums) > 1 {
 					l += fmt.Sprintf(" procs=%d", num.Name.Procs)
 				}
-				out = append(out, s.compare(l, num, den, []int{pr[0], pr[1]}))
+				out = append(out, s.compare(l, unit, num, den, []int{pr[0], pr[1]}))
 			}
 		}
 	}
@@ -535,10 +553,10 @@ func (s *sequential) comparisons(samples []*analysis.Sample, cells []plan.Cell) 
 }
 
 // compare judges one ratio num/den with the confidence sequence.
-func (s *sequential) compare(label string, num, den *analysis.Sample, cells []int) status {
+func (s *sequential) compare(label, unit string, num, den *analysis.Sample, cells []int) status {
 	d := analysis.LogRatios(num.ByRound(), den.ByRound())
 	r := s.opt.PairedLogs(d)
-	st := status{label: label + " (" + s.unit + ")", cells: cells, rounds: len(d), more: -1, hw: r.HalfWidth(), verdict: "open"}
+	st := status{label: label + " (" + unit + ")", cells: cells, rounds: len(d), more: -1, hw: r.HalfWidth(), verdict: "open"}
 	if r.HasInterval() {
 		st.interval = fmt.Sprintf("%.4f [%.4f, %.4f] ±%.2f%%, %d rounds", r.Ratio, r.Lo, r.Hi, 100*r.HalfWidth(), r.N)
 	} else {
@@ -633,8 +651,11 @@ func (s *sequential) warnNoise(w io.Writer, sts []status, remaining time.Duratio
 // sequential rounds.
 func (s *sequential) summary(w io.Writer, sts []status, rounds int, reason string, roundCost func(int) time.Duration) {
 	bursts := len(s.burstRounds())
-	fmt.Fprintf(w, "perflab: sequential sampling stopped after round %d: %s (%s; anytime-valid 95%% confidence sequences, verdicts on %s; %d rounds flagged as noise bursts left out)\n",
+	fmt.Fprintf(w, "perflab: sequential sampling stopped after round %d: %s (%s; anytime-valid 95%% confidence sequences; compared ratios on %s; %d rounds flagged as noise bursts left out)\n",
 		rounds, reason, time.Since(s.start).Round(time.Second), s.unit, bursts)
+	if s.unit == UnitCPU {
+		fmt.Fprintf(w, "  (%s: %s)\n", UnitCPU, cpuNote)
+	}
 	for _, st := range sts {
 		if st.decided {
 			fmt.Fprintf(w, "  %-40s %s: %s\n", st.label, st.verdict, st.interval)
@@ -787,6 +808,9 @@ func pairLabel(num, den plan.Cell, by string) string {
 	}
 	return fmt.Sprintf("%s %s=%s/%s", name, by, val(num), val(den))
 }
+
+// cpuNote says what cpu-sec/op measures, wherever a verdict rests on it.
+const cpuNote = "the benchmark process's CPU time (user + system, all threads) over a fixed iteration count, less that of a 2-iteration process of the same cell, per iteration; it excludes time the process was not running and includes garbage-collector work on other threads"
 
 // IsSequential reports whether a stored run was sampled sequentially, so
 // its comparisons must be analysed with anytime-valid intervals
