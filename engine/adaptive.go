@@ -56,10 +56,9 @@ const (
 	// decidePrecision: without --precision a compared ratio is decided when
 	// its interval excludes 1 or is no wider than ±1%.
 	decidePrecision = 0.01
-	// baselineIters and baselineRuns: the baseline process of a cell's
-	// CPU time runs baselineIters iterations, baselineRuns times (median).
+	// baselineIters: the baseline process of a cell's CPU time runs this
+	// many iterations.
 	baselineIters = 2
-	baselineRuns  = 5
 	// burstFactor and burstFloor: a round is a noise burst when its
 	// calibration CV exceeds both burstFactor × the median CV of the run's
 	// rounds and burstFloor.
@@ -71,16 +70,15 @@ const (
 type sequential struct {
 	unit       string // unit of the compared ratios
 	unitChosen bool   // set by the user; else cpu-sec/op, falling back to sec/op for a pair without it
-	precision float64
-	maxRounds int
-	budget    time.Duration
-	start     time.Time
-	opt       analysis.Options
-	pairs     [][2]int                 // compared cells: {num, den} indexes into plan.Cells
-	byKey     string                   // what pairs differ in
-	iters     map[string]int           // cell → fixed iteration count; -1 when it cannot be fixed
-	baseline  map[string]time.Duration // cell → median CPU time of a baselineIters process
-	noise     []roundNoise
+	precision  float64
+	maxRounds  int
+	budget     time.Duration
+	start      time.Time
+	opt        analysis.Options
+	pairs      [][2]int       // compared cells: {num, den} indexes into plan.Cells
+	byKey      string         // what pairs differ in
+	iters      map[string]int // cell → fixed iteration count; -1 when it cannot be fixed
+	noise      []roundNoise
 }
 
 // roundNoise is the noise measured before one sequential round.
@@ -101,7 +99,7 @@ func sequentialFor(opt Options) *sequential {
 		unit: cmpOr(opt.Unit, UnitCPU), unitChosen: opt.Unit != "", precision: opt.Precision, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(),
 		opt:   analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true},
-		iters: map[string]int{}, baseline: map[string]time.Duration{},
+		iters: map[string]int{},
 	}
 	if s.maxRounds <= 0 {
 		s.maxRounds = defaultSeqMaxRounds
@@ -177,10 +175,11 @@ func (e efficiency) String() string {
 func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation) ([]*benchfmt.Result, error) {
 	s := r.seq
 	key := cell.String()
-	var usage gotest.Usage
+	var usage, base gotest.Usage
 	fixed := 0
 	if s != nil && s.iters[key] > 0 {
 		fixed = s.iters[key]
+		base = r.baselineOf(ctx, inv)
 		inv.Benchtime = strconv.Itoa(fixed) + "x"
 		inv.Usage = &usage
 	}
@@ -197,9 +196,9 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 		}
 		return out, nil
 	}
-	if len(out) == 1 && out[0].Iters == fixed {
-		if base, ok := s.baselineOf(ctx, key, inv, &r.eff); ok {
-			if v, ok := gotest.CPUPerOp(usage.CPU, fixed, base, baselineIters); ok {
+	if len(out) == 1 && out[0].Iters == fixed && base.CPU > 0 {
+		if _, has := out[0].Value(UnitCPU); !has { // a benchmark that reports its own CPU time keeps it
+			if v, ok := gotest.CPUPerOp(usage.CPU, fixed, base.CPU, baselineIters); ok {
 				out[0].Values = append(out[0].Values, benchfmt.Value{Value: v, Unit: UnitCPU})
 			}
 		}
@@ -207,31 +206,23 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 	return out, nil
 }
 
-// baselineOf is the median CPU time of the cell's process at
-// baselineIters iterations: process start, test and benchmark set-up.
-// cpu-sec/op is (CPU at N − baseline)/(N − baselineIters).
-func (s *sequential) baselineOf(ctx context.Context, key string, inv gotest.Invocation, eff *efficiency) (time.Duration, bool) {
-	if b, ok := s.baseline[key]; ok {
-		return b, b > 0
+// baselineOf runs the cell's process at baselineIters iterations, just
+// before its fixed-count run in the same round: process start, test and
+// benchmark set-up. cpu-sec/op is (CPU at N − baseline)/(N −
+// baselineIters). A baseline taken in every round keeps the start-up's
+// variation (several ms of CPU on a busy machine) a paired, unbiased error
+// instead of a fixed bias of each cell. Its wall time counts against the
+// sample efficiency. A failed baseline gives a zero Usage.
+func (r *rounds) baselineOf(ctx context.Context, inv gotest.Invocation) gotest.Usage {
+	var u gotest.Usage
+	inv.Benchtime, inv.Usage = strconv.Itoa(baselineIters)+"x", &u
+	_, err := gotest.Run(ctx, inv)
+	r.eff.wall += u.Wall
+	r.eff.runs++
+	if err != nil {
+		return gotest.Usage{}
 	}
-	var cpus []time.Duration
-	for range baselineRuns {
-		var u gotest.Usage
-		inv.Benchtime, inv.Usage = strconv.Itoa(baselineIters)+"x", &u
-		_, err := gotest.Run(ctx, inv)
-		eff.wall += u.Wall // spent outside any timed loop worth keeping
-		if err != nil {
-			break
-		}
-		cpus = append(cpus, u.CPU)
-	}
-	if len(cpus) < baselineRuns {
-		s.baseline[key] = 0
-		return 0, false
-	}
-	slices.Sort(cpus)
-	s.baseline[key] = cpus[len(cpus)/2]
-	return s.baseline[key], true
+	return u
 }
 
 // runMore runs the sequential rounds after the initial pass and prints the
@@ -810,7 +801,7 @@ func pairLabel(num, den plan.Cell, by string) string {
 }
 
 // cpuNote says what cpu-sec/op measures, wherever a verdict rests on it.
-const cpuNote = "the benchmark process's CPU time (user + system, all threads) over a fixed iteration count, less that of a 2-iteration process of the same cell, per iteration; it excludes time the process was not running and includes garbage-collector work on other threads"
+const cpuNote = "the benchmark process's CPU time (user + system, all threads) at a fixed iteration count, less that of a 2-iteration process of the same cell run just before it, per iteration; it excludes time the process was not running and includes garbage-collector work on other threads"
 
 // IsSequential reports whether a stored run was sampled sequentially, so
 // its comparisons must be analysed with anytime-valid intervals
