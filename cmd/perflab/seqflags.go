@@ -62,7 +62,7 @@ func parsePrecision(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(v*scale > 0 && v*scale < 1) {
-		return 0, fmt.Errorf("precision %q: want a half-width such as 1%% or 0.01 (between 0 and 100%%)", s)
+		return 0, fmt.Errorf("--precision %q: want a half-width such as 1%% or 0.01 (between 0 and 100%%)", s)
 	}
 	return v * scale, nil
 }
