@@ -190,7 +190,7 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 
 // engineFlags declares the flags run and bench share.
 func (f *runFlags) engineFlags(fs *flag.FlagSet) {
-	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
+	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: an initial pass fitted to half of it, then rounds of the cells of undecided checks while it lasts (sequential sampling)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
