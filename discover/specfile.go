@@ -33,8 +33,9 @@ var envKeys = map[string]string{
 
 // SpecText writes a spec for the benchmarks. When they form a full sweep of
 // key=value levels, the levels become axes; otherwise the spec selects whole
-// benchmark functions (each run prints all of its sub-benchmarks) and a
-// comment says why.
+// benchmark functions (each run prints all of its sub-benchmarks), a
+// comment says why, and an analysis axis names a level key along which each
+// benchmark is analysed separately (see AxisGroups).
 func SpecText(in SpecInput) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by perflab from the benchmarks of package %s.\n", in.Package)
@@ -88,7 +89,10 @@ func SpecText(in SpecInput) (string, error) {
 			fmt.Fprintf(&b, "%s = %s\n", field, quote(v))
 		}
 	}
-	if in.Axis != "" && axes != nil {
+	if in.Axis != "" && axes == nil {
+		fmt.Fprintf(&b, "\n# Each benchmark is analysed along its own %s values.\n", in.Axis)
+	}
+	if in.Axis != "" {
 		fmt.Fprintf(&b, "\n[analysis]\naxis = %s\n", quote(in.Axis))
 		if in.By != "" {
 			fmt.Fprintf(&b, "by = %s\n", quote(in.By))

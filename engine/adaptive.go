@@ -327,6 +327,7 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 	}
 	r.res.RoundsDone++
 	r.res.Failures += len(failures)
+	r.failed += len(failures)
 	return nil
 }
 
@@ -336,7 +337,7 @@ func (r *rounds) profileReserve() time.Duration {
 		return 0
 	}
 	perCell := r.eff.wall / time.Duration(r.eff.runs)
-	pb := benchDuration(cmpOr(r.mode.ProfileBenchtime, profileBenchtime)) * time.Duration(max(1, len(r.mode.CPU)))
+	pb := benchDuration(cmpOr(r.mode.ProfileBenchtime, "10ms")) * time.Duration(max(1, len(r.mode.CPU)))
 	n := len(r.opt.Spec.Configs)
 	if r.mode.Profile == "cell" {
 		n = len(r.plan.Cells)

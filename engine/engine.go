@@ -51,12 +51,23 @@ type Options struct {
 	Precision  float64 // stop once every compared ratio's half-width is ≤ this (0.01 = ±1%)
 	MaxRounds  int     // at most this many rounds in all; 0 → 500
 	Unit       string  // unit compared ratios are decided on: "sec/op" (default) or "cpu-sec/op"
+	Verbose    bool    // a line per round even on a terminal
+
+	// NamesOnly limits the check before round 1 to the benchmark names
+	// (-test.list, which runs nothing); otherwise every planned cell is
+	// checked against one pass of the selection at one iteration each
+	// (see checkSelection).
+	NamesOnly bool
+	// NewRunIfChanged makes Resume start a new run with the stored run's
+	// plan when a test binary differs from the one the run recorded;
+	// without it such a resume is refused (*BinaryChangedError).
+	NewRunIfChanged bool
 }
 
 // Result says how a run ended.
 type Result struct {
 	RunID       int64
-	Status      string // "complete", "interrupted" or "failed"
+	Status      string // "complete", "partial" (some cells or configs failed), "interrupted" or "failed"
 	RoundsDone  int
 	RoundsTotal int
 	Failures    int
@@ -98,8 +109,11 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if run.Status == "complete" {
-		return nil, fmt.Errorf("run %d is already complete; nothing to resume", runID)
+	if run.Status == "complete" || run.Status == "partial" {
+		return nil, fmt.Errorf("run %d is already %s; nothing to resume", runID, run.Status)
+	}
+	if err := checkOwner(run); err != nil {
+		return nil, err
 	}
 	var saved savedPlan
 	if err := json.Unmarshal([]byte(run.Note), &saved); err != nil || saved.Mode == "" {
@@ -146,6 +160,16 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if len(bins) == 0 {
 		return nil, errors.New("no configuration could be built; see the errors above")
 	}
+	if resume != nil {
+		if resume, err = checkBinaries(ctx, opt, resume, configRows, progress); err != nil {
+			return nil, err
+		}
+	} else if opt.Cells == nil {
+		if err := checkSelection(ctx, opt, p, timeout, bins, progress); err != nil {
+			return nil, err
+		}
+	}
+	mode.ProfileBenchtime = profileBenchtime(opt, p, mode)
 	var seq *sequential
 	if resume == nil {
 		seq = sequentialFor(opt)
@@ -163,12 +187,12 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sequential: seq != nil})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
-			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note),
+			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
 		}
 		if _, err := opt.DB.CreateRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
-	} else if err := opt.DB.FinishRun(ctx, run.ID, "running"); err != nil {
+	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
 		return nil, err
 	}
 	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Sequential: seq != nil || IsSequential(run), Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
@@ -231,7 +255,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if ctx.Err() != nil {
 		return finish("interrupted", nil)
 	}
-	return finish("complete", nil)
+	return finish(endStatus(res, len(bins), len(configRows)), nil)
 }
 
 // makePlan lays out the cells: the given ones, or the spec's axis product.
@@ -393,6 +417,7 @@ type rounds struct {
 	res      *Result
 	seq      *sequential // nil for a run of fixed rounds
 	eff      efficiency
+	failed   int // failed cell runs in the rounds run here
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -466,12 +491,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		}
 		r.res.RoundsDone++
 		r.res.Failures += len(failures)
-		if tty {
-			fmt.Fprint(r.progress, "\r\033[K")
-		}
-		fmt.Fprintf(r.progress, "perflab: round %d/%d stored: %d results, %d failed cells, %s elapsed, %s\n",
-			round, r.plan.Rounds, len(results), len(failures), time.Since(start).Round(time.Second), eta(start, cellsRun, total))
+		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
 	}
+	r.roundsEnd(tty, start)
 	return nil
 }
 
@@ -528,6 +550,9 @@ func eta(start time.Time, done, total int) string {
 }
 
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -567,7 +592,7 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 	if err != nil {
 		return
 	}
-	benchtime := cmpOr(mode.ProfileBenchtime, profileBenchtime)
+	benchtime := mode.ProfileBenchtime
 	for _, c := range opt.Spec.Configs {
 		bin, ok := bins[c.Name]
 		if !ok || ctx.Err() != nil {
@@ -592,7 +617,18 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 				profileOne(ctx, opt, res, inv, c.Name, cell.Name(), filepath.Join(res.Artifacts, c.Name, slug(cell.Name())), progress)
 			}
 		}
-		fmt.Fprintf(progress, "perflab: profiles for %s written under %s (%s)\n", c.Name, filepath.Join(res.Artifacts, c.Name), time.Since(start).Round(time.Millisecond))
+		cells := 0
+		for _, cell := range p.Cells {
+			if cell.Config == c.Name {
+				cells++
+			}
+		}
+		span := ""
+		if d := profileSpan(benchtime, cells, len(mode.CPU)); d > 0 {
+			span = fmt.Sprintf(", ≈%s of benchmark time in the CPU profile", d.Round(time.Millisecond))
+		}
+		fmt.Fprintf(progress, "perflab: profiles for %s written under %s: %d cells at benchtime %s%s (%s in all)\n",
+			c.Name, filepath.Join(res.Artifacts, c.Name), cells, benchtime, span, time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -629,7 +665,3 @@ func slug(name string) string {
 		return '_'
 	}, name)
 }
-
-// profileBenchtime is each benchmark's time in the profiling pass: long
-// enough for a CPU profile to see it, short enough to keep a trace small.
-const profileBenchtime = "10ms"

@@ -55,7 +55,7 @@ func (m *md) kneeless() {
 		if len(sr.xs) < 4 {
 			continue
 		}
-		k := analysis.FindKnee(sr.xs, sr.ys, analysis.KneeOptions{LogX: decadesApart(sr.xs), Alpha: m.in.Opt.Alpha})
+		k := analysis.FindKnee(sr.xs, sr.ys, analysis.KneeOptions{LogX: decadesApart(sr.xs)})
 		name := sr.name
 		if sr.config != "" && len(m.in.Configs) > 1 {
 			name += " @" + sr.config

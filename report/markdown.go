@@ -305,7 +305,7 @@ func (m *md) knees() {
 func (m *md) failures() {
 	var failed, skipped []store.Failure
 	for _, f := range m.in.Failures {
-		if strings.HasPrefix(f.Reason, "skipped: ") {
+		if isSkip(f) {
 			skipped = append(skipped, f)
 		} else {
 			failed = append(failed, f)

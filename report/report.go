@@ -47,6 +47,7 @@ func Load(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 	if err != nil {
 		return nil, err
 	}
+	run.Status = run.State() // a run whose process died reads as interrupted
 	in := &Input{Run: run, Opt: opt}
 	if in.Env, err = db.Env(ctx, runID); err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/perf/benchunit"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
@@ -148,6 +151,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, err)
 			return
 		}
+		run.Status = run.State() // a run whose process died reads as interrupted
 		row := runRow{Run: run, Rounds: len(done)}
 		vs, err := s.opt.DB.Verdicts(ctx, run.ID)
 		if err != nil {
@@ -378,6 +382,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		Units        []compareUnit
 		OnlyOld      []string
 		OnlyNew      []string
+		Unmatched1   []compare.Unmatched
+		ConfigPairs  []string
 		Fails        []string
 		Unmatched    []string
 		GateOK       bool
@@ -387,7 +393,10 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		ThresholdErr string
 	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: (1 - s.opt.Stats.Alpha) * 100}
 	parse := func(k string) int64 {
-		v, _ := strconv.ParseInt(q.Get(k), 10, 64)
+		if q.Get(k) == "" {
+			return 0
+		}
+		v, _ := s.opt.DB.ResolveRun(ctx, q.Get(k)) // an ID, latest or latest~N
 		return v
 	}
 	page.Old, page.New = parse("old"), parse("new")
@@ -469,7 +478,11 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			Verdict: row.Verdict(), Class: class, Fail: failed[row.Config+"\x00"+row.Name+"\x00"+row.Unit],
 		})
 	}
-	page.OnlyOld, page.OnlyNew = res.OnlyOld, res.OnlyNew
+	page.OnlyOld, page.OnlyNew, page.Unmatched1 = res.OnlyOld, res.OnlyNew, res.Unmatched
+	for o, n := range res.ConfigMap {
+		page.ConfigPairs = append(page.ConfigPairs, o+" (old) with "+n+" (new)")
+	}
+	slices.Sort(page.ConfigPairs)
 	s.render(w, compareTmpl, page)
 }
 
@@ -505,7 +518,7 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 		page.Changes = append(page.Changes, hs.Describe(c))
 	}
 	for i, p := range hs.Points {
-		row := historyRow{Point: p}
+		row := historyRow{Point: p, MedianText: humanValue(p.Median, hs.Unit), LoText: humanValue(p.Lo, hs.Unit), HiText: humanValue(p.Hi, hs.Unit)}
 		for _, c := range hs.Changes {
 			if c.Index == i {
 				row.Change = true
@@ -518,7 +531,24 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 
 type historyRow struct {
 	history.Point
-	Change bool
+	Change                     bool
+	MedianText, LoText, HiText string
+}
+
+// humanValue prints a value in its unit's human scale: 1.742µs for
+// 1.742e-06 sec/op, 4.000KiB for 4096 B/op, 12.35k for 12345 req/s.
+func humanValue(v float64, unit string) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	s := benchunit.Scale(v, benchunit.ClassOf(unit))
+	switch unit {
+	case "sec/op":
+		return s + "s"
+	case "B/op":
+		return s + "B"
+	}
+	return s
 }
 
 // historyChart draws the series by run, oldest first, with each change
@@ -529,13 +559,15 @@ func historyChart(hs *history.Series) *report.Chart {
 		Title:  fmt.Sprintf("%s @%s", hs.Benchmark, hs.Config),
 		XLabel: "run",
 		YLabel: hs.Unit,
+		YClass: benchunit.ClassOf(hs.Unit),
 	}
 	series := report.ChartSeries{Label: "median"}
 	step := max(1, len(hs.Points)/12)
 	for i, p := range hs.Points {
 		x := float64(i + 1)
 		series.Points = append(series.Points, report.ChartPoint{X: x, Y: p.Median, Lo: p.Lo, Hi: p.Hi,
-			Tip: fmt.Sprintf("run %d (%s): median %g %s, n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"), p.Median, hs.Unit, p.N)})
+			Tip: fmt.Sprintf("run %d (%s): median %s [%s, %s], n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"),
+				humanValue(p.Median, hs.Unit), humanValue(p.Lo, hs.Unit), humanValue(p.Hi, hs.Unit), p.N)})
 		if i%step == 0 || i == len(hs.Points)-1 {
 			c.XTicks = append(c.XTicks, x)
 		}

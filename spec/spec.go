@@ -64,7 +64,7 @@ type Mode struct {
 	// pass per config over all cells), "cell" (one pass per cell, for
 	// per-cell profile figures) or "off".
 	Profile          string `toml:"profile"`
-	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default "10ms"
+	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default: 1s per config spread over its cells
 }
 
 // Config is a named build environment plus an exec environment.

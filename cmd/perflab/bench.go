@@ -60,17 +60,24 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func (f *benchFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
+	f.specFlags(fs)
+	f.engineFlags(fs)
+	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
+}
+
+// specFlags declares the flags that shape the spec of a package's
+// benchmarks (bench and init share them; init has no others of bench's).
+func (f *benchFlags) specFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.dir, "C", ".", "run in `dir` (the module holding the package)")
 	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
 	fs.Var(&f.configs, "config", "a config `NAME:KEY=VAL,...` (GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG); repeat for several")
-	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along")
+	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along; benchmarks that are not one sweep are analysed along it each on its own")
 	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers")
 	fs.IntVar(&f.rounds, "rounds", 6, "interleaved rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,2,4")
-	f.engineFlags(fs)
-	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
-	fs.StringVar(&f.name, "name", "", "experiment name stored with the run (default: the package's directory name)")
+	fs.StringVar(&f.name, "name", "", "experiment name (default: the package's directory name)")
+	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 }
 
 func init() {
@@ -115,7 +122,7 @@ func init() {
 		res, err := engine.Run(ctx, engine.Options{
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr,
+			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose,
 			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
@@ -196,8 +203,20 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
 	}
-	if f.axis != "" && s.Analysis.Axis == "" {
-		fmt.Fprintf(stderr, "perflab: --axis %s ignored: the benchmarks' levels are not a sweep (see the spec's comment)\n", f.axis)
+	if f.axis != "" && len(s.Axes) == 0 {
+		// Not one sweep: each benchmark is analysed along its own values.
+		groups, without, err := discover.AxisGroups(benches, f.axis)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		_, why := discover.Axes(benches)
+		fmt.Fprintf(stderr, "perflab: the benchmarks are not one sweep (%v), so each is analysed along %s on its own:\n", why, f.axis)
+		for _, g := range groups {
+			fmt.Fprintf(stderr, "  %s: %s = %s\n", g.Func, f.axis, strings.Join(g.Values, ", "))
+		}
+		if len(without) > 0 {
+			fmt.Fprintf(stderr, "  (no %s level, measured but not analysed along it: %s)\n", f.axis, strings.Join(without, ", "))
+		}
 	}
 	fmt.Fprintf(stderr, "perflab: %d benchmarks × %d configs\n", len(benches), len(s.Configs))
 	return s, benches, render, nil
@@ -251,8 +270,12 @@ func afterRun(ctx context.Context, db *store.DB, res *engine.Result, err error, 
 	if err := finishRun(context.WithoutCancel(ctx), db, res, f.options(), stdout, stderr); err != nil {
 		return err
 	}
-	if res.Status == "interrupted" {
+	switch res.Status {
+	case "interrupted":
 		fmt.Fprintf(stderr, "perflab: completed rounds are stored. Finish the run with:\n  perflab run --resume %d --db %s\nor report on the partial run with:\n  perflab report %d --db %s\n", res.RunID, f.db, res.RunID, f.db)
+		return errExit1
+	case "partial":
+		fmt.Fprintf(stderr, "perflab: run %d is partial: some cells or configs failed and their samples are missing (the report's Failures section says why)\n", res.RunID)
 		return errExit1
 	}
 	return nil

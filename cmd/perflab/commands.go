@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -55,25 +54,6 @@ func openDB(path string, mustExist bool) (*store.DB, error) {
 		}
 	}
 	return store.Open(path)
-}
-
-// runID resolves "latest", "" or a number.
-func runID(ctx context.Context, db *store.DB, arg string) (int64, error) {
-	if arg == "" || arg == "latest" {
-		r, err := db.LatestRun(ctx)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return 0, fmt.Errorf("no runs in %s yet: start one with \"perflab run poolreuse --quick\"", db.Path())
-			}
-			return 0, err
-		}
-		return r.ID, nil
-	}
-	id, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%q is not a run ID (a positive number, or \"latest\")", arg)
-	}
-	return id, nil
 }
 
 // ---- list ----
@@ -169,9 +149,11 @@ type runFlags struct {
 	rounds      int
 	benchtime   string
 	budget      time.Duration
-	resume      int64
+	resume      runRefFlag
+	newRun      bool
 	seed        int64
 	noProfile   bool
+	verbose     bool
 	out         string
 	cache       string
 	seq         seqFlags
@@ -184,7 +166,8 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.full, "full", false, "full mode: every axis value, longer benchtimes (the default)")
 	fs.IntVar(&f.rounds, "rounds", 0, "override the mode's number of rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
-	fs.Int64Var(&f.resume, "resume", 0, "complete the missing rounds of stored run `ID` (interrupted or killed), with its plan")
+	fs.Var(&f.resume, "resume", "complete the missing rounds of stored `RUN` (an ID, latest or latest~N; interrupted or killed), with its plan and the same test binaries")
+	fs.BoolVar(&f.newRun, "new-run", false, "with --resume: if a test binary changed since the run was recorded, start a new run with its plan instead of refusing")
 	f.engineFlags(fs)
 }
 
@@ -193,8 +176,11 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: an initial pass fitted to half of it, then rounds of the cells of undecided checks while it lasts (sequential sampling)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
+	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
-	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	if fs.Lookup("cache") == nil {
+		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	}
 	f.seq.declare(fs)
 }
 
@@ -216,7 +202,10 @@ func init() {
 		if err := f.seq.check(); err != nil {
 			return err
 		}
-		if f.resume != 0 {
+		if f.newRun && f.resume.ref == "" {
+			return errors.New("--new-run goes with --resume RUN")
+		}
+		if f.resume.ref != "" {
 			if len(pos) > 0 {
 				return errors.New("--resume takes the run from the database; give no experiments with it")
 			}
@@ -227,12 +216,14 @@ func init() {
 		}
 		// Load every spec first, so a bad one fails before any run is recorded.
 		var specs []*spec.Spec
+		var shipped []bool // built-in specs, whose benchmarks' levels ship with them
 		for _, p := range pos {
 			s, err := loadSpec(p, f.cache)
 			if err != nil {
 				return err
 			}
 			specs = append(specs, s)
+			shipped = append(shipped, isBuiltinArg(p))
 		}
 		db, err := openDB(f.db, false)
 		if err != nil {
@@ -244,10 +235,11 @@ func init() {
 		defer stop()
 
 		failed := false
-		for _, s := range specs {
+		for i, s := range specs {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
+				NamesOnly: shipped[i], Verbose: f.verbose,
 				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
@@ -271,7 +263,11 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	run, err := db.GetRun(context.Background(), f.resume)
+	id, err := runID(context.Background(), db, f.resume.ref)
+	if err != nil {
+		return err
+	}
+	run, err := db.GetRun(context.Background(), id)
 	if err != nil {
 		return err
 	}
@@ -281,7 +277,8 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr}, run.ID)
+	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr,
+		NewRunIfChanged: f.newRun, Verbose: f.verbose}, run.ID)
 	return afterRun(ctx, db, res, err, f, stdout, stderr)
 }
 
@@ -307,6 +304,11 @@ func runSpec(run *store.Run, cache string) (*spec.Spec, error) {
 		return nil, fmt.Errorf("the built-in %s changed since run %d; start a new run", run.Experiment, run.ID)
 	}
 	return b, nil
+}
+
+// isBuiltinArg reports whether loadSpec reads arg as a built-in experiment.
+func isBuiltinArg(arg string) bool {
+	return !strings.HasSuffix(arg, ".toml") && !strings.ContainsRune(arg, os.PathSeparator) && builtin.Has(arg)
 }
 
 // loadSpec resolves a built-in name or a spec file path.
@@ -344,8 +346,14 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), res.Failures)
-	if err := report.ClaimsTable(stdout, in); err != nil {
+	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), report.FailedCellRuns(in))
+	if len(in.Verdicts) == 0 {
+		// No claims to judge: the results themselves.
+		if err := writeResultsTable(stdout, resultRows(in.Samples, opt)); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+	} else if err := report.ClaimsTable(stdout, in); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s\n", path)
@@ -365,7 +373,9 @@ var cmdRuns = &command{
 	summary: "list the runs stored in the database",
 	usage:   "[flags]",
 	help: `
-Runs lists stored runs, newest first: ID, experiment, mode, status, rounds and start time.
+Runs lists stored runs, newest first: ID, experiment, mode, status, rounds
+and start time. A run whose perflab process died (killed, machine
+restarted) shows as "interrupted", with the command that resumes it.
 
 Example:
   perflab runs --db perflab.db`,
@@ -390,13 +400,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tEXPERIMENT\tMODE\tSTATUS\tROUNDS\tSTARTED")
-		for _, r := range runs {
-			done, _ := db.RoundsDone(context.Background(), r.ID)
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%s\n", r.ID, r.Experiment, r.Mode, r.Status, len(done), r.RoundsPlanned, r.StartedAt.Local().Format("2006-01-02 15:04:05"))
-		}
-		return tw.Flush()
+		return listRuns(stdout, db, runs, c.db)
 	}
 }
 
@@ -524,9 +528,14 @@ var cmdAnalyze = &command{
 	help: `
 Analyze reads Go benchmark output files (what benchstat reads; "-" is stdin)
 or a stored run (an ID or "latest"), and prints the median and 95%
-confidence interval of every benchmark and unit. With --axis it finds knees
-along that sub-benchmark key (/key=value in the names); with --by it also
-finds crossovers between series that differ in that key.
+confidence interval of every benchmark and unit. With --axis it judges every
+series along that sub-benchmark key (/key=value in the names): a knee when a
+two-segment line beats a straight line and smooth curves (power law,
+exponential, quadratic) by AICc, with a breakpoint interval from resampling
+rounds, else smooth growth with its exponent, or undecided. With --by it
+compares series that differ in that key point by point (paired per-round
+ratios, Benjamini-Hochberg across the points) and reports crossovers with an
+interval for the crossing.
 
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
@@ -566,14 +575,13 @@ func init() {
 			return errors.New("no benchmark results in the input")
 		}
 		opt := f.options()
-		out := struct {
-			Knees      []analysis.SeriesKnee      `json:"knees"`
-			Crossovers []analysis.SeriesCrossover `json:"crossovers"`
-		}{[]analysis.SeriesKnee{}, []analysis.SeriesCrossover{}}
+		out := analyzeOutput{[]analysis.SeriesKnee{}, []analysis.SeriesKnee{}, []analysis.SeriesCrossover{}, []analysis.SeriesComparison{}}
 		if f.axis != "" {
-			out.Knees = analysis.Knees(samples, f.axis, opt)
+			out.KneeFits = analysis.KneeFits(samples, f.axis, opt)
+			out.Knees = analysis.FoundKnees(out.KneeFits)
 			if f.by != "" {
-				out.Crossovers = analysis.Crossovers(samples, f.axis, f.by, opt)
+				out.Comparisons = analysis.Comparisons(samples, f.axis, f.by, opt)
+				out.Crossovers = analysis.CrossoversOf(out.Comparisons)
 			}
 		}
 		if f.asJSON {
@@ -583,12 +591,12 @@ func init() {
 		}
 		printSummaries(stdout, samples, opt)
 		if f.axis != "" {
-			fmt.Fprintf(stdout, "\nknees along %s:\n", f.axis)
-			if len(out.Knees) == 0 {
-				fmt.Fprintln(stdout, "  none")
+			fmt.Fprintf(stdout, "\nknees along %s (a hinge must beat smooth curves by ΔAICc ≥ %g):\n", f.axis, analysis.KneeMargin)
+			if len(out.KneeFits) == 0 {
+				fmt.Fprintln(stdout, "  no series with 4 or more points")
 			}
-			for _, k := range out.Knees {
-				fmt.Fprintf(stdout, "  %s [%s]: %s=%g (%s confidence) %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Axis, k.X, k.Confidence, k.Note)
+			for _, k := range out.KneeFits {
+				fmt.Fprintf(stdout, "  %s [%s]: %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Note)
 			}
 		}
 		if f.by != "" {
@@ -597,11 +605,23 @@ func init() {
 				fmt.Fprintln(stdout, "  none")
 			}
 			for _, c := range out.Crossovers {
-				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g (between %g and %g)\n", c.A, c.B, c.Unit, c.Axis, c.X, c.Lo, c.Hi)
+				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g [%.3g, %.3g] (between %g and %g; significant at %g and %g; %s, %s)\n",
+					c.A, c.B, c.Unit, c.Axis, c.X, c.XLo, c.XHi, c.Lo, c.Hi, c.SigLo, c.SigHi, c.Test, c.Correction)
 			}
 		}
 		return nil
 	})
+}
+
+// analyzeOutput is what analyze --json prints: every series' knee fit
+// (KneeFits; Knees are those with a knee) and every comparison of two
+// series along the axis (Comparisons: per-point paired ratios and
+// crossovers; Crossovers lists the crossovers alone).
+type analyzeOutput struct {
+	Knees       []analysis.SeriesKnee       `json:"knees"`
+	KneeFits    []analysis.SeriesKnee       `json:"knee_fits"`
+	Crossovers  []analysis.SeriesCrossover  `json:"crossovers"`
+	Comparisons []analysis.SeriesComparison `json:"comparisons"`
 }
 
 func seriesLabel(name, config string) string {
@@ -614,7 +634,7 @@ func seriesLabel(name, config string) string {
 // analyzeInput reads benchfmt files, or a stored run when the only argument
 // is a run ID / "latest" (or there are no arguments).
 func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result, error) {
-	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0])) {
+	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0]) && !fileExists(pos[0])) {
 		in, err := loadRun(c, pos)
 		if err != nil {
 			return nil, err
@@ -642,14 +662,8 @@ func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result,
 	return all, nil
 }
 
-func isRunRef(s string) bool {
-	if s == "latest" {
-		return true
-	}
-	if _, err := os.Stat(s); err == nil {
-		return false
-	}
-	_, err := strconv.ParseInt(s, 10, 64)
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
 	return err == nil
 }
 
