@@ -41,7 +41,8 @@ Examples:
   perflab bench ./codec -bench Encode --axis size
   perflab bench ./codec -bench Encode --by impl --baseline old   # new/old per point, and a geomean
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
-  perflab bench . --budget 5m --save-spec perflab.toml`,
+  perflab bench . --budget 5m --save-spec perflab.toml
+  perflab bench . -bench Work --budget 60s --precision 1% --unit cpu-sec/op`,
 }
 
 type benchFlags struct {
@@ -94,6 +95,9 @@ func init() {
 		if len(pos) == 1 {
 			pkg = pos[0]
 		}
+		if err := f.seq.check(); err != nil {
+			return err
+		}
 		ctx, stop := interruptible()
 		defer stop()
 
@@ -125,6 +129,7 @@ func init() {
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
 			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose,
+			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})

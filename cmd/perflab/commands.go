@@ -157,6 +157,7 @@ type runFlags struct {
 	verbose     bool
 	out         string
 	cache       string
+	seq         seqFlags
 }
 
 func (f *runFlags) declare(fs *flag.FlagSet) {
@@ -173,7 +174,7 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 
 // engineFlags declares the flags run and bench share.
 func (f *runFlags) engineFlags(fs *flag.FlagSet) {
-	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
+	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: an initial pass fitted to half of it, then rounds of the cells of undecided checks while it lasts (sequential sampling)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
@@ -181,6 +182,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	if fs.Lookup("cache") == nil {
 		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 	}
+	f.seq.declare(fs)
 }
 
 func init() {
@@ -197,6 +199,9 @@ func init() {
 			if f.cache, err = builtin.CacheDir(); err != nil {
 				return err
 			}
+		}
+		if err := f.seq.check(); err != nil {
+			return err
 		}
 		if f.newRun && f.resume.ref == "" {
 			return errors.New("--new-run goes with --resume RUN")
@@ -236,6 +241,7 @@ func init() {
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
 				NamesOnly: shipped[i], Verbose: f.verbose,
+				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
@@ -323,7 +329,7 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 // finishRun analyses a run, stores its verdicts, writes report.md and prints
 // the claims table.
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
-	in, err := findings.Load(ctx, db, res.RunID, opt)
+	in, err := findings.Load(ctx, db, res.RunID, runOptions(ctx, db, res.RunID, opt))
 	if err != nil {
 		return err
 	}
@@ -483,7 +489,7 @@ func loadRun(c common, pos []string) (*findings.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return findings.Load(ctx, db, id, c.options())
+	return findings.Load(ctx, db, id, runOptions(ctx, db, id, c.options()))
 }
 
 // ---- export ----

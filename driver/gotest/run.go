@@ -27,6 +27,7 @@ type Invocation struct {
 	Env       []string      // extra exec env "KEY=VAL" (GOMAXPROCS, GOGC, ...) appended to os.Environ()
 	Timeout   time.Duration // kill the process after this; 0 = no timeout (ctx still applies)
 	Args      []string      // extra args
+	Usage     *Usage        // when non-nil, receives the process's CPU and wall time (usage.go)
 }
 
 // A RunError reports a benchmark run that failed: the binary exited with a
@@ -114,6 +115,7 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 	}
 	defer errR.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
+	started := time.Now()
 	err = cmd.Start()
 	outW.Close() // the child holds its own copies
 	errW.Close()
@@ -140,6 +142,7 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 	}()
 
 	waitErr := cmd.Wait()
+	inv.Usage.record(cmd.ProcessState, started)
 	_ = killGroup(cmd) // processes the binary started and left behind
 
 	// The pipes close once every process holding them is gone; a process
