@@ -524,7 +524,7 @@ func TestNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.sql.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
+	if _, err := db.sql.ExecContext(context.Background(), `UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -600,7 +600,7 @@ func TestOpenBadFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := db.sql.Exec(`UPDATE meta SET value = 'seven' WHERE key = 'schema_version'`); err != nil {
+			if _, err := db.sql.ExecContext(context.Background(), `UPDATE meta SET value = 'seven' WHERE key = 'schema_version'`); err != nil {
 				t.Fatal(err)
 			}
 			return p
@@ -612,7 +612,7 @@ func TestOpenBadFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := db.sql.Exec(`DELETE FROM meta`); err != nil {
+			if _, err := db.sql.ExecContext(context.Background(), `DELETE FROM meta`); err != nil {
 				t.Fatal(err)
 			}
 			return p
