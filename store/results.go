@@ -24,6 +24,11 @@ var addRoundHook func(i int)
 // Storing a round that is already stored fails with an error wrapping
 // ErrRoundExists, so a resumed run cannot duplicate samples.
 func (db *DB) AddRound(ctx context.Context, runID int64, round int, results []*benchfmt.Result) error {
+	return db.AddRoundOn(ctx, runID, round, Machine{}, results)
+}
+
+// AddRoundOn is AddRound recording the machine (and shard) the round ran on.
+func (db *DB) AddRoundOn(ctx context.Context, runID int64, round int, m Machine, results []*benchfmt.Result) error {
 	for i, r := range results {
 		if r == nil {
 			return fmt.Errorf("add round %d of run %d: result %d is nil", round, runID, i)
@@ -46,7 +51,8 @@ func (db *DB) AddRound(ctx context.Context, runID int64, round int, results []*b
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(run_id, round, done_at) VALUES (?, ?, ?)`, runID, round, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(run_id, round, done_at, shard, host_id, cpu_model, cores) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			runID, round, now, m.Shard, m.HostID, m.CPUModel, m.Cores); err != nil {
 			if isUniqueViolation(err) {
 				// Another process stored the round in the meantime.
 				return fmt.Errorf("round %d of run %d was stored by another process in %s: %w", round, runID, db.path, ErrRoundExists)

@@ -12,11 +12,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"math/rand/v2"
 	"sort"
 	"sync/atomic"
 	"syscall"
@@ -43,7 +43,9 @@ func binDir() (string, error) {
 		return d, nil
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) || (len(dirs[i]) == len(dirs[j]) && dirs[i] > dirs[j]) })
+	sort.Slice(dirs, func(i, j int) bool {
+		return len(dirs[i]) > len(dirs[j]) || (len(dirs[i]) == len(dirs[j]) && dirs[i] > dirs[j])
+	})
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err == nil {
 			return d, nil
