@@ -54,6 +54,9 @@ type Options struct {
 	// plan when a test binary differs from the one the run recorded;
 	// without it such a resume is refused (*BinaryChangedError).
 	NewRunIfChanged bool
+	// Shard, when set, runs only this shard's rounds of the run named by
+	// its key (see shard.go).
+	Shard *Shard
 }
 
 // Result says how a run ended.
@@ -81,6 +84,9 @@ type savedPlan struct {
 // discards the incomplete round and returns with Status "interrupted"; every
 // completed round is already committed, and Resume completes the rest.
 func Run(ctx context.Context, opt Options) (*Result, error) {
+	if opt.Seed == 0 && opt.Shard != nil {
+		opt.Seed = keySeed(opt.Shard.Key)
+	}
 	if opt.Seed == 0 {
 		opt.Seed = time.Now().UnixNano()
 	}
@@ -166,13 +172,18 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	}
 
 	run := resume
+	joined := false
 	if run == nil {
 		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
 		}
-		if _, err := opt.DB.CreateRun(ctx, run); err != nil {
+		if opt.Shard != nil {
+			if joined, err = joinShardRun(ctx, opt, run); err != nil {
+				return nil, err
+			}
+		} else if _, err := opt.DB.CreateRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
@@ -188,6 +199,10 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 
 	finish := func(status string, err error) (*Result, error) {
 		res.Status = status
+		var last bool
+		if status, last = shardStatus(ctx, opt, run.ID, mode.Rounds, status); !last {
+			return res, err
+		}
 		// Record the end even when ctx is cancelled.
 		if ferr := opt.DB.FinishRun(context.WithoutCancel(ctx), run.ID, status); ferr != nil && err == nil {
 			err = ferr
@@ -195,7 +210,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return res, err
 	}
 
-	if resume == nil {
+	if resume == nil && !joined {
 		if err := recordConfigs(ctx, opt.DB, run.ID, configRows); err != nil {
 			return finish(statusFor(ctx), err)
 		}
@@ -221,7 +236,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return finish("failed", err)
 	}
 
-	if !opt.NoProfile && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID)) {
+	if !opt.NoProfile && opt.Shard.owns(1) && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID)) {
 		profileAll(ctx, opt, p, mode, bins, res, progress)
 	}
 	phase := "after"
@@ -414,6 +429,10 @@ func (r *rounds) runAll(ctx context.Context) error {
 	start := time.Now()
 	cellsRun, total := 0, r.plan.Size()
 	for round := 1; round <= r.plan.Rounds; round++ {
+		if !r.opt.Shard.owns(round) {
+			total -= len(r.plan.Cells)
+			continue
+		}
 		if skip[round] {
 			r.res.RoundsDone++
 			total -= len(r.plan.Cells)
@@ -458,7 +477,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			}
 			results = append(results, out...)
 		}
-		if err := r.opt.DB.AddRound(ctx, r.runID, round, results); err != nil {
+		if err := r.opt.DB.AddRoundOn(ctx, r.runID, round, r.opt.Shard.machine(), results); err != nil {
 			return fmt.Errorf("storing round %d: %w", round, err)
 		}
 		for _, f := range append(skipped, failures...) {
