@@ -26,10 +26,10 @@ type Shard struct {
 	Machine store.Machine
 }
 
-// ParseShard parses "K/N" (1 ≤ K ≤ N). An empty s means K from the
+// ParseShard parses "K/N" (1 ≤ K ≤ N). "/N" (no K) takes K from the
 // environment variable JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's
-// 0-based index) plus one, with N from n.
-func ParseShard(s string, n int) (k, total int, err error) {
+// 0-based index) plus one.
+func ParseShard(s string) (k, total int, err error) {
 	if s == "" {
 		return 0, 0, errors.New("--shard: need K/N, e.g. --shard 2/3")
 	}

@@ -221,3 +221,43 @@ func TestShardKilledAndRestarted(t *testing.T) {
 	}
 	t.Logf("shard 1 killed with SIGKILL after %d round(s) stored; restarted, the run holds rounds %v, 72 samples, none twice", before, done)
 }
+
+func TestParseShard(t *testing.T) {
+	for _, tc := range []struct {
+		in, index string
+		k, n      int
+		ok        bool
+	}{
+		{"2/3", "", 2, 3, true},
+		{"1/1", "", 1, 1, true},
+		{"/3", "2", 3, 3, true},
+		{"/3", "", 0, 0, false},
+		{"/3", "3", 0, 0, false},
+		{"/3", "x", 0, 0, false},
+		{"4/3", "", 0, 0, false},
+		{"0/3", "", 0, 0, false},
+		{"2", "", 0, 0, false},
+		{"a/b", "", 0, 0, false},
+		{"", "", 0, 0, false},
+	} {
+		t.Run(tc.in+"@"+tc.index, func(t *testing.T) {
+			t.Setenv("JOB_COMPLETION_INDEX", tc.index)
+			k, n, err := ParseShard(tc.in)
+			if (err == nil) != tc.ok || k != tc.k || n != tc.n {
+				t.Errorf("ParseShard(%q) with index %q = %d, %d, %v; want %d, %d, ok=%v", tc.in, tc.index, k, n, err, tc.k, tc.n, tc.ok)
+			}
+		})
+	}
+}
+
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"1/3", "/3", "3/3", "-1/2", "1/-1", "9999999999999999999/1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, n, err := ParseShard(s)
+		if err == nil && (k < 1 || k > n) {
+			t.Errorf("ParseShard(%q) = %d/%d without error", s, k, n)
+		}
+	})
+}

@@ -244,3 +244,7 @@ func (db *DB) readVersionPostgres(ctx context.Context, q querier) (hasMeta, othe
 		 FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&hasMeta, &others)
 	return hasMeta, others, err
 }
+
+// IsServer reports whether dsn names a database server (a postgres:// or
+// postgresql:// URL) rather than a SQLite file.
+func IsServer(dsn string) bool { return isPostgresDSN(dsn) }
