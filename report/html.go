@@ -263,8 +263,11 @@ func glanceOf(in *Input, pg *htmlPage) []glance {
 		}
 		out = append(out, glance{fmt.Sprintf("%d crossovers along %s", n, pg.Axis), ""})
 	}
-	if n := len(in.Failures); n > 0 {
-		out = append(out, glance{fmt.Sprintf("%d failed or skipped cell runs", n), "v-inc"})
+	if n := FailedCellRuns(in); n > 0 {
+		out = append(out, glance{fmt.Sprintf("%d failed cell runs", n), "v-inc"})
+	}
+	if n := len(in.Failures) - FailedCellRuns(in); n > 0 {
+		out = append(out, glance{fmt.Sprintf("%d cells not applicable (skipped)", n), ""})
 	}
 	for _, kv := range in.Env {
 		if kv.Key == "noise-before" || kv.Key == "noise-after" {

@@ -61,8 +61,8 @@ func processStart(pid int) string {
 	}
 	f := strings.Fields(string(b[i+1:]))
 	const startField = 22 - 3 // field 22, counted from field 3
-	if len(f) <= startField {
-		return ""
+	if len(f) <= startField || f[0] == "Z" || f[0] == "X" {
+		return "" // a zombie has exited: only its exit status is left
 	}
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	return strings.TrimSpace(string(boot)) + ":" + f[startField]
@@ -112,7 +112,7 @@ func (db *DB) ClaimRun(ctx context.Context, runID int64) error {
 		return err
 	}
 	self := CurrentOwner()
-	if run.Status == "running" && run.Owner != self && run.Owner.Liveness() != "dead" {
+	if run.Status == "running" && run.Owner != self && run.Owner.Liveness() == "alive" {
 		return fmt.Errorf("run %d is still running in %s (started %s): %w; wait for it, or stop that process first",
 			runID, run.Owner, run.StartedAt.Local().Format(time.DateTime), ErrRunOwned)
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -62,6 +63,40 @@ func TestDeadOwnerReadsInterrupted(t *testing.T) {
 			if got.Owner != self || got.State() != "running" {
 				t.Errorf("after ClaimRun: owner %+v state %s", got.Owner, got.State())
 			}
+		}
+	}
+}
+
+// TestClaimRun: a run owned by a live process is refused; one of unknown
+// ownership (an older perflab, another host) can be claimed.
+func TestClaimRun(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	tests := []struct {
+		name  string
+		owner Owner
+		ok    bool
+	}{
+		{"live process", ProcessOwner(cmd.Process.Pid), false},
+		{"no owner recorded", Owner{}, true},
+		{"another host", Owner{Host: "elsewhere", PID: 1}, true},
+	}
+	for _, tt := range tests {
+		r := &Run{Experiment: tt.name, Mode: "quick", Owner: tt.owner}
+		if _, err := db.CreateRun(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		err := db.ClaimRun(context.Background(), r.ID)
+		if (err == nil) != tt.ok || err != nil && !errors.Is(err, ErrRunOwned) {
+			t.Errorf("%s: ClaimRun = %v, want ok=%v", tt.name, err, tt.ok)
 		}
 	}
 }

@@ -137,8 +137,8 @@ goexperiment = "nosuchexperiment"
 	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(t.TempDir(), "x.db")
-	stdout, stderr, code := perflab(t, "run", specPath, "--quick", "--no-profile", "--db", db, "--cache", t.TempDir(), "--out", t.TempDir())
+	db, outDir := filepath.Join(t.TempDir(), "x.db"), t.TempDir()
+	stdout, stderr, code := perflab(t, "run", specPath, "--quick", "--no-profile", "--db", db, "--cache", t.TempDir(), "--out", outDir)
 	if code != 1 || !strings.Contains(stdout, "run 1: partial") || !strings.Contains(stderr, "run 1 is partial") {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s\nwant a partial run and exit 1", code, stdout, stderr)
 	}
@@ -158,6 +158,19 @@ goexperiment = "nosuchexperiment"
 	}
 	if terminal == 0 || terminal != reported {
 		t.Errorf("terminal says %d failed cell runs, the report %d", terminal, reported)
+	}
+	html, err := os.ReadFile(filepath.Join(outDir, "run-1", "report.html"))
+	if err != nil || !strings.Contains(string(html), fmt.Sprintf("%d failed cell runs", terminal)) {
+		t.Errorf("the HTML report does not say %d failed cell runs (%v)", terminal, err)
+	}
+	// One run-reference grammar for every command.
+	for _, args := range [][]string{{"report", "latest~0"}, {"export", "latest~0"}, {"analyze", "latest~0"}, {"analyze", "1"}, {"compare", "latest~0", "latest"}} {
+		if _, stderr, code := perflab(t, append(args, "--db", db)...); code != 0 {
+			t.Errorf("perflab %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	if _, stderr, code := perflab(t, "report", "latest~1", "--db", db); code == 0 || !strings.Contains(stderr, "holds only 1 runs") {
+		t.Errorf("report latest~1 with one run: exit %d\n%s", code, stderr)
 	}
 	if out, _, _ := perflab(t, "runs", "--db", db); !strings.Contains(out, "partial") {
 		t.Errorf("runs does not show the run as partial:\n%s", out)
