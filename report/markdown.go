@@ -23,6 +23,7 @@ func Markdown(w io.Writer, in *Input) error {
 	m := &md{w: bw, in: in}
 	m.header()
 	m.claims()
+	m.machines()
 	m.environment()
 	m.stages()
 	m.tables()

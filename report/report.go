@@ -29,8 +29,9 @@ type Input struct {
 	UnitMeta  []store.UnitMeta
 	Artifacts []store.Artifact
 	Failures  []store.Failure
-	Spec      *spec.Spec // nil when the run has no parsable spec
-	SpecErr   error      // why Spec is nil
+	Rounds    []store.RoundInfo // stored rounds and their machines (machines.go)
+	Spec      *spec.Spec        // nil when the run has no parsable spec
+	SpecErr   error             // why Spec is nil
 	Opt       analysis.Options
 
 	// Derived by Analyze.
@@ -65,6 +66,9 @@ func Load(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 		return nil, err
 	}
 	if in.Failures, err = db.Failures(ctx, runID); err != nil {
+		return nil, err
+	}
+	if in.Rounds, err = db.Rounds(ctx, runID); err != nil {
 		return nil, err
 	}
 	if run.SpecText != "" {
