@@ -180,7 +180,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
 		}
 		if opt.Shard != nil {
-			if joined, err = joinShardRun(ctx, opt, run); err != nil {
+			if joined, err = joinShardRun(ctx, opt, run, configRows); err != nil {
 				return nil, err
 			}
 		} else if _, err := opt.DB.CreateRun(ctx, run); err != nil {

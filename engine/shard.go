@@ -95,12 +95,34 @@ func keySeed(key string) int64 {
 // key, refusing one with another spec, seed or plan. It reports whether the
 // run already existed (then the run's configs, environment and unit
 // metadata are already recorded).
-func joinShardRun(ctx context.Context, opt Options, run *store.Run) (joined bool, err error) {
+//
+// A joining shard's test binaries must equal those the run recorded (same
+// sources, toolchain and build settings), so one run never mixes samples of
+// two binaries.
+func joinShardRun(ctx context.Context, opt Options, run *store.Run, built []store.Config) (joined bool, err error) {
 	created, err := opt.DB.JoinRun(ctx, run, opt.Shard.Key, opt.Shard.N)
 	if err != nil {
 		return false, fmt.Errorf("shard %d/%d: %w", opt.Shard.K, opt.Shard.N, err)
 	}
-	return !created, nil
+	if created {
+		return false, nil
+	}
+	stored, err := opt.DB.Configs(ctx, run.ID)
+	if err != nil {
+		return true, err
+	}
+	then := map[string]string{}
+	for _, c := range stored {
+		then[c.Name] = c.BinaryHash
+	}
+	for _, c := range built {
+		// The first shard may not have recorded its configs yet.
+		if h, ok := then[c.Name]; ok && h != c.BinaryHash {
+			return true, fmt.Errorf("shard %d/%d: config %s builds test binary %s here but run %d recorded %s: the shards' sources, toolchain or build settings differ; give every shard the same image or checkout and Go version",
+				opt.Shard.K, opt.Shard.N, c.Name, short(c.BinaryHash), run.ID, short(h))
+		}
+	}
+	return true, nil
 }
 
 // shardStatus is the status a shard leaves the run in: the run is complete
