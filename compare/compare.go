@@ -59,11 +59,35 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// HigherIsBetter is the default direction of a unit: rates ("/s") and hit
-// counts are better higher, everything else (time, bytes, allocations) is
-// better lower.
-func HigherIsBetter(unit string) bool {
-	return strings.HasSuffix(unit, "/s") || strings.HasPrefix(unit, "hits/")
+// HigherIsBetter is the direction of a unit that no unit metadata
+// describes: go test's throughput unit MB/s is better higher, everything
+// else (time, bytes, allocations) better lower. Nothing is guessed from a
+// unit's name: other units say which way they improve with benchfmt unit
+// metadata ("Unit hits/op better=higher"), read by [Directions].
+func HigherIsBetter(unit string) bool { return unit == "MB/s" }
+
+// Directions returns the direction function of unit metadata: a unit whose
+// "better" key is "higher" is better higher, "lower" better lower, and any
+// other unit follows [HigherIsBetter].
+func Directions(meta []benchfmt.UnitMetadata) func(unit string) bool {
+	dir := map[string]bool{}
+	for _, m := range meta {
+		if !strings.EqualFold(m.Key, "better") {
+			continue
+		}
+		switch strings.ToLower(m.Value) {
+		case "higher":
+			dir[m.Unit] = true
+		case "lower":
+			dir[m.Unit] = false
+		}
+	}
+	return func(unit string) bool {
+		if h, ok := dir[unit]; ok {
+			return h
+		}
+		return HigherIsBetter(unit)
+	}
 }
 
 // Row is the comparison of one benchmark in one unit.

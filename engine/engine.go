@@ -217,7 +217,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		if err := recordEnv(ctx, opt, run.ID, "before", progress); err != nil {
 			return finish(statusFor(ctx), err)
 		}
-		if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta()); err != nil {
+		if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta(opt.Spec)); err != nil {
 			return finish("failed", err)
 		}
 	}
@@ -322,11 +322,16 @@ func recordEnv(ctx context.Context, opt Options, runID int64, phase string, prog
 	return opt.DB.SetEnv(context.WithoutCancel(ctx), runID, kv)
 }
 
-func unitMeta() []store.UnitMeta {
-	// go test's own units (sec/op, B/op, allocs/op) are known to benchstat.
-	m := []store.UnitMeta{{Unit: "hits/op", Key: "better", Value: "higher"}}
+// unitMeta is the unit metadata stored with a run: which way perflab's
+// own benchmetrics units and the units the spec declares improve. go
+// test's own units (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
+func unitMeta(s *spec.Spec) []store.UnitMeta {
+	var m []store.UnitMeta
 	for _, u := range benchmetrics.Units {
 		m = append(m, store.UnitMeta{Unit: u.Unit, Key: "better", Value: strings.ToLower(u.Better)})
+	}
+	for _, u := range s.Units { // the spec's word wins (the store keeps the last value)
+		m = append(m, store.UnitMeta{Unit: u.Name, Key: "better", Value: u.Better})
 	}
 	return m
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
@@ -13,10 +14,10 @@ func isSkip(f store.Failure) bool { return strings.HasPrefix(f.Reason, "skipped:
 // FailedCellRuns is the number of failed cell runs the report lists (build
 // failures, failed or malformed cell runs, failed profiling passes; not
 // skips), so the terminal summary and the report give the same count.
-func FailedCellRuns(in *Input) int {
+func FailedCellRuns(f *findings.Run) int {
 	n := 0
-	for _, f := range in.Failures {
-		if !isSkip(f) {
+	for _, x := range f.Failures {
+		if !isSkip(x) {
 			n++
 		}
 	}

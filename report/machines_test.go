@@ -11,6 +11,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
@@ -51,13 +52,13 @@ value = 1
 // machinesInput is a sharded run of 12 rounds over two synthetic machines:
 // odd rounds on host-a, even ones on host-b, where b/a is effect[0] and
 // effect[1], and host-b is three times slower overall.
-func machinesInput(t *testing.T, effect [2]float64) *Input {
+func machinesInput(t *testing.T, effect [2]float64) findings.Input {
 	t.Helper()
 	s, err := spec.Parse("spec.toml", []byte(machinesSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &Input{Run: &store.Run{ID: 1, Experiment: "m", Mode: "quick", RoundsPlanned: 12, Status: "complete"}, Spec: s, Opt: analysis.DefaultOptions()}
+	in := findings.Input{Run: &store.Run{ID: 1, Experiment: "m", Mode: "quick", RoundsPlanned: 12, Status: "complete"}, Spec: s, Opt: analysis.DefaultOptions()}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for r := 1; r <= 12; r++ {
 		m := (r - 1) % 2
@@ -79,7 +80,6 @@ func machinesInput(t *testing.T, effect [2]float64) *Input {
 			})
 		}
 	}
-	Analyze(in)
 	return in
 }
 
@@ -90,13 +90,13 @@ func TestMachinesSection(t *testing.T) {
 		want   []string
 		not    []string
 	}{
-		{"same effect", [2]float64{0.8, 0.8}, []string{"## Machines", "| host-a | 1 | cpu 0 | 8 | 6 |", "| host-b | 2 | cpu 1 | 16 | 6 |", "host-a 0.8 (n=6); host-b 0.8 (n=6)", "(n=12)"}, []string{"**differs by machine**"}},
-		{"effect differs", [2]float64{0.5, 0.9}, []string{"## Machines", "host-a 0.5 (n=6); host-b 0.9 (n=6)", "**differs by machine**", "1.8×"}, nil},
+		{"same effect", [2]float64{0.8, 0.8}, []string{"## Machines", "| host-a | 1 | cpu 0 | 8 | 6 |", "| host-b | 2 | cpu 1 | 16 | 6 |", "host-a 0.8 (n=6); host-b 0.8 (n=6)", "(n=12)"}, []string{"**differs by machine"}},
+		{"effect differs", [2]float64{0.5, 0.9}, []string{"## Machines", "host-a 0.5 (n=6); host-b 0.9 (n=6)", "**differs by machine (H=", "1.8×"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := machinesInput(t, tc.effect)
+			f := findings.Of(machinesInput(t, tc.effect))
 			var b bytes.Buffer
-			if err := Markdown(&b, in); err != nil {
+			if err := Markdown(&b, f); err != nil {
 				t.Fatal(err)
 			}
 			out := b.String()
@@ -111,8 +111,8 @@ func TestMachinesSection(t *testing.T) {
 				}
 			}
 			// The pooled verdict is the claim's: b < a on both machines.
-			if len(in.Verdicts) != 1 || in.Verdicts[0].Verdict != "reproduced" {
-				t.Errorf("verdicts = %+v, want M1 reproduced from the pooled rounds", in.Verdicts)
+			if len(f.Verdicts) != 1 || f.Verdicts[0].Verdict != "reproduced" {
+				t.Errorf("verdicts = %+v, want M1 reproduced from the pooled rounds", f.Verdicts)
 			}
 		})
 	}
@@ -124,7 +124,7 @@ func TestMachinesSectionOneMachine(t *testing.T) {
 		in.Rounds[i].Machine = store.Machine{}
 	}
 	var b bytes.Buffer
-	if err := Markdown(&b, in); err != nil {
+	if err := Markdown(&b, findings.Of(in)); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "## Machines") {

@@ -46,7 +46,7 @@ func page(name, body string) *template.Template {
 
 var runsTmpl = page("runs", `
 <h1>Runs</h1>
-<p class="note">Database <code>{{.DB}}</code>, newest first. Open a run for its report (charts, tables, claims, profiles).</p>
+<p class="note">Database <code>{{.DB}}</code>, newest first. Open a run for its report (charts, tables, claims, profiles). The claims column counts the verdicts stored when each run finished, at the α it ran with; a run's page computes them again at this server's α, exactly as <code>perflab report RUN --alpha</code> does.</p>
 {{if .Runs}}<table id="runs">
 <thead><tr><th>run</th><th>experiment</th><th>mode</th><th>status</th><th>rounds</th><th>started</th><th>claims</th><th></th></tr></thead>
 <tbody>{{range .Runs}}<tr>

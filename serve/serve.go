@@ -31,6 +31,7 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/history"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
@@ -57,7 +58,10 @@ type Server struct {
 // New returns the web UI over opt.DB.
 func New(opt Options) *Server {
 	if opt.Stats.Alpha == 0 {
-		opt.Stats = analysis.DefaultOptions()
+		opt.Stats.Alpha = analysis.DefaultOptions().Alpha
+	}
+	if opt.Stats.Confidence == 0 {
+		opt.Stats.Confidence = analysis.DefaultOptions().Confidence
 	}
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -122,8 +126,10 @@ func (s *Server) runID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
-func (s *Server) load(ctx context.Context, id int64) (*report.Input, error) {
-	return report.Load(ctx, s.opt.DB, id, s.opt.Stats)
+// load computes a run's findings at the server's α, as "perflab report
+// --alpha" does: the run page and the CLI report render the same value.
+func (s *Server) load(ctx context.Context, id int64) (*findings.Run, error) {
+	return findings.Load(ctx, s.opt.DB, id, s.opt.Stats)
 }
 
 // ---- runs list ----
@@ -391,7 +397,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		Alpha        float64
 		Confidence   float64
 		ThresholdErr string
-	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: (1 - s.opt.Stats.Alpha) * 100}
+	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence * 100}
 	parse := func(k string) int64 {
 		if q.Get(k) == "" {
 			return 0
@@ -425,7 +431,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.OldRun, page.NewRun = oldIn.Run, newIn.Run
-	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence})
+	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence,
+		HigherIsBetter: func(unit string) bool { return newIn.HigherIsBetter(unit) }})
 	res.Sort()
 	var fails []compare.Failure
 	if page.FailOn != "" {

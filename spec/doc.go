@@ -165,6 +165,18 @@
 // values must be positive integers), or "procs" for the -N suffix that the
 // mode's cpu list gives; the report then shows each config's throughput
 // and scaling efficiency, throughput(P) / (P × throughput(1)), along it.
+// With by set, every report says by how much: per point, each value's
+// ratio to the baseline's (the first value of the by axis when baseline is
+// not set), paired within rounds, with its interval, and a geomean across
+// points.
+//
+// # Units
+//
+// A [[unit]] table says which way a unit the benchmarks report improves,
+// as a benchfmt unit metadata line would: name = "hits/op", better =
+// "higher" (or "lower"). Reports and perflab compare take the direction
+// from there; a unit without one is better lower (go test's MB/s higher),
+// whatever its name.
 //
 // # Claims and checks
 //

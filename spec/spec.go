@@ -39,6 +39,7 @@ type Spec struct {
 	Configs     []Config        `toml:"config"`      // build/exec configurations; never empty after Parse
 	Analysis    Analysis        `toml:"analysis"`    // what knees and crossovers are computed on
 	Claims      []Claim         `toml:"claim"`       // published claims to give verdicts on
+	Units       []Unit          `toml:"unit"`        // which way units improve (see [Unit])
 
 	File   string `toml:"-"` // path given to Parse or Load
 	Dir    string `toml:"-"` // directory of File, against which Package is resolved

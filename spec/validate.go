@@ -98,6 +98,7 @@ func (v *validator) run(raw *rawSpec) {
 	v.analysis()
 	v.scaling()
 	v.claims(raw.Claims)
+	v.units(raw.Units)
 }
 
 func (v *validator) benchmarks() {

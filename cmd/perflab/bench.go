@@ -23,7 +23,7 @@ var cmdBench = &command{
 	rank:    15,
 	name:    "bench",
 	summary: "run any package's go test benchmarks with perflab's engine",
-	usage:   "[PKG] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [flags]",
+	usage:   "[PKG] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [--by KEY [--baseline VALUE]] [flags]",
 	help: `
 Bench runs the benchmarks of any Go package, in any module, the way perflab
 runs its own experiments: interleaved shuffled rounds across configs,
@@ -31,11 +31,15 @@ profiles, statistics, knees and crossovers along --axis, stored in the
 database and reported. No spec file is needed: the benchmarks are listed by
 running them once, and their sub-benchmark levels (key=value) become axes.
 --save-spec writes the equivalent spec, to edit and run with "perflab run".
+With --by KEY (say impl, for BenchmarkX/impl=old and /impl=new), the
+results say by how much: per point, each value's ratio to the baseline's,
+paired within rounds, with its 95% interval, and a geomean across points.
 
 Run it from the module's directory, or point -C at it. PKG defaults to ".".
 
 Examples:
   perflab bench ./codec -bench Encode --axis size
+  perflab bench ./codec -bench Encode --by impl --baseline old   # new/old per point, and a geomean
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
   perflab bench . --budget 5m --save-spec perflab.toml`,
 }
@@ -46,6 +50,7 @@ type benchFlags struct {
 	regex    string
 	configs  multiFlag
 	axis, by string
+	baseline string
 	cpu      string
 	saveSpec string
 	name     string
@@ -71,7 +76,8 @@ func (f *benchFlags) specFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
 	fs.Var(&f.configs, "config", "a config `NAME:KEY=VAL,...` (GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG); repeat for several")
 	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along; benchmarks that are not one sweep are analysed along it each on its own")
-	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers")
+	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: each value's ratio to the baseline per point, with its interval and a geomean (and crossovers along --axis)")
+	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` the others are divided by (default: the first value the benchmarks run)")
 	fs.IntVar(&f.rounds, "rounds", 6, "interleaved rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,2,4")
@@ -170,7 +176,7 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	}
 	cpu, _ := parseCPU(f.cpu)
 	in := discover.SpecInput{Name: name, Package: pkg, Benches: benches, Configs: configs,
-		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Axis: f.axis, By: f.by}
+		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Axis: f.axis, By: f.by, Baseline: f.baseline}
 	text, err := discover.SpecText(in)
 	if err != nil {
 		return nil, nil, nil, err
@@ -212,6 +218,12 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 		if len(without) > 0 {
 			fmt.Fprintf(stderr, "  (no %s level, measured but not analysed along it: %s)\n", f.axis, strings.Join(without, ", "))
 		}
+	}
+	if f.by != "" && s.Analysis.By == "" {
+		fmt.Fprintf(stderr, "perflab: --by %s ignored: it is not a key=value level of every benchmark (see the spec's comment)\n", f.by)
+	}
+	if f.baseline != "" && s.Analysis.By != "" && s.Analysis.Baseline == "" {
+		fmt.Fprintf(stderr, "perflab: --baseline %s ignored: the benchmarks are not one sweep, so the first %s value measured is the baseline\n", f.baseline, f.by)
 	}
 	fmt.Fprintf(stderr, "perflab: %d benchmarks × %d configs\n", len(benches), len(s.Configs))
 	return s, benches, render, nil

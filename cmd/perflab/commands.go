@@ -21,6 +21,7 @@ import (
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -337,7 +338,7 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 // finishRun analyses a run, stores its verdicts, writes report.md and prints
 // the claims table.
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
-	in, err := report.Load(ctx, db, res.RunID, opt)
+	in, err := findings.Load(ctx, db, res.RunID, opt)
 	if err != nil {
 		return err
 	}
@@ -363,6 +364,9 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 		}
 		fmt.Fprintln(stdout)
 	} else if err := report.ClaimsTable(stdout, in); err != nil {
+		return err
+	}
+	if err := report.RatiosTable(stdout, in); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s\n", path)
@@ -421,9 +425,14 @@ var cmdReport = &command{
 	summary: "write the Markdown (or --html) report of a stored run",
 	usage:   "[RUN] [flags]",
 	help: `
-Report writes a run's Markdown report: environment, tables of medians with
-confidence intervals, crossovers, knees, the claims table, failures and the
-profile paths. RUN is a run ID or "latest" (the default).
+Report writes a run's Markdown report: the claims table (each check's
+tested predicate beside its verdict), by how much each value of the spec's
+by key differs from the baseline (per point and as a geomean, paired
+within rounds), environment, tables of medians with confidence intervals,
+crossovers, knees, failures and the profile paths. --html writes the same
+sections as one page with charts and a forest plot per check. RUN is a run
+ID or "latest" (the default). At the same --alpha, perflab serve's run page
+shows the same verdicts.
 
 Examples:
   perflab report            # the latest run, to stdout
@@ -471,7 +480,7 @@ func declareReport(fs *flag.FlagSet, c *common, out *string) {
 	fs.StringVar(out, "o", "", "write to `file` instead of stdout")
 }
 
-func loadRun(c common, pos []string) (*report.Input, error) {
+func loadRun(c common, pos []string) (*findings.Run, error) {
 	if len(pos) > 1 {
 		return nil, fmt.Errorf("want at most one run ID, got %q", pos)
 	}
@@ -489,11 +498,11 @@ func loadRun(c common, pos []string) (*report.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := report.Load(ctx, db, id, c.options())
+	f, err := findings.Load(ctx, db, id, c.options())
 	if err == nil {
-		noteMissing(ctx, os.Stderr, db, in.Run)
+		noteMissing(ctx, os.Stderr, db, f.Run)
 	}
-	return in, err
+	return f, err
 }
 
 // ---- export ----
@@ -537,7 +546,7 @@ var cmdAnalyze = &command{
 	rank:    40,
 	name:    "analyze",
 	summary: "summarize benchfmt files or a stored run; find knees and crossovers",
-	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY] [--json]",
+	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY [--baseline VALUE]] [--json]",
 	help: `
 Analyze reads Go benchmark output files (what benchstat reads; "-" is stdin)
 or a stored run (an ID or "latest"), and prints the median and 95%
@@ -546,8 +555,11 @@ series along that sub-benchmark key (/key=value in the names): a knee when a
 two-segment line beats a straight line and smooth curves (power law,
 exponential, quadratic) by AICc, with a breakpoint interval from resampling
 rounds, else smooth growth with its exponent, or undecided. With --by it
-compares series that differ in that key point by point (paired per-round
-ratios, Benjamini-Hochberg across the points) and reports crossovers with an
+gives, per point, the paired ratio of each value of that key to the
+baseline value (--baseline, default the first value seen) with its 95%
+interval and a geomean across points; with --axis too it compares series
+that differ in that key point by point (paired per-round ratios,
+Benjamini-Hochberg across the points) and reports crossovers with an
 interval for the crossing.
 
 Examples:
@@ -558,6 +570,7 @@ Examples:
 type analyzeFlags struct {
 	common
 	axis, by string
+	baseline string
 	asJSON   bool
 	unit     string
 }
@@ -566,15 +579,16 @@ func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
 	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along")
-	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers (needs --axis)")
+	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: ratios to the baseline, and crossovers along --axis")
+	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the first seen)")
 	fs.BoolVar(&f.asJSON, "json", false, "print knees and crossovers as JSON")
 	fs.StringVar(&f.unit, "unit", "", "only this `unit` (e.g. sec/op)")
 }
 
 func init() {
 	define(cmdAnalyze, func(f *analyzeFlags, pos []string, stdout, stderr io.Writer) error {
-		if f.by != "" && f.axis == "" {
-			return errors.New("--by needs --axis: crossovers are found along an axis")
+		if f.baseline != "" && f.by == "" {
+			return errors.New("--baseline needs --by: it is a value of that key")
 		}
 		results, err := analyzeInput(f.common, pos, stderr)
 		if err != nil {
@@ -588,13 +602,29 @@ func init() {
 			return errors.New("no benchmark results in the input")
 		}
 		opt := f.options()
-		out := analyzeOutput{[]analysis.SeriesKnee{}, []analysis.SeriesKnee{}, []analysis.SeriesCrossover{}, []analysis.SeriesComparison{}}
+		out := analyzeOutput{[]analysis.SeriesKnee{}, []analysis.SeriesKnee{}, []analysis.SeriesCrossover{}, []analysis.SeriesComparison{}, []findings.Comparison{}, []findings.GeomeanRow{}}
 		if f.axis != "" {
 			out.KneeFits = analysis.KneeFits(samples, f.axis, opt)
 			out.Knees = analysis.FoundKnees(out.KneeFits)
 			if f.by != "" {
 				out.Comparisons = analysis.Comparisons(samples, f.axis, f.by, opt)
 				out.Crossovers = analysis.CrossoversOf(out.Comparisons)
+			}
+		}
+		if f.by != "" {
+			base := f.baseline
+			if base == "" {
+				for _, s := range samples {
+					if v, ok := s.Value(f.by); ok {
+						base = v
+						break
+					}
+				}
+			}
+			for _, u := range analysis.Units(samples) {
+				rs := findings.RatioSpec{Axis: f.axis, By: f.by, Baseline: base, Unit: u}
+				out.Ratios = append(out.Ratios, findings.Ratios(samples, rs, opt)...)
+				out.Geomeans = append(out.Geomeans, findings.Geomeans(samples, rs, opt)...)
 			}
 		}
 		if f.asJSON {
@@ -612,7 +642,16 @@ func init() {
 				fmt.Fprintf(stdout, "  %s [%s]: %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Note)
 			}
 		}
-		if f.by != "" {
+		if f.by != "" && len(out.Ratios) > 0 {
+			fmt.Fprintf(stdout, "\nratios to %s=%s, per point, paired within rounds (95%% interval):\n", f.by, out.Ratios[0].Baseline)
+			for _, c := range out.Ratios {
+				for _, p := range c.Points {
+					fmt.Fprintf(stdout, "  %s %s=%s [%s] %s: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, orPoint(f.axis, p.X), report.FmtRatio(p.Ratio))
+				}
+				fmt.Fprintf(stdout, "  %s %s=%s [%s] geomean: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, report.FmtRatio(c.Geomean.Ratio))
+			}
+		}
+		if f.by != "" && f.axis != "" {
 			fmt.Fprintf(stdout, "\ncrossovers along %s between %s values:\n", f.axis, f.by)
 			if len(out.Crossovers) == 0 {
 				fmt.Fprintln(stdout, "  none")
@@ -626,15 +665,29 @@ func init() {
 	})
 }
 
+func orPoint(axis, x string) string {
+	switch {
+	case x == "":
+		return "(all)"
+	case axis != "":
+		return axis + "=" + x
+	}
+	return x
+}
+
 // analyzeOutput is what analyze --json prints: every series' knee fit
-// (KneeFits; Knees are those with a knee) and every comparison of two
+// (KneeFits; Knees are those with a knee), every comparison of two
 // series along the axis (Comparisons: per-point paired ratios and
-// crossovers; Crossovers lists the crossovers alone).
+// crossovers; Crossovers lists the crossovers alone), and with --by each
+// value's per-point ratio to the baseline with a geomean (Ratios,
+// Geomeans).
 type analyzeOutput struct {
 	Knees       []analysis.SeriesKnee       `json:"knees"`
 	KneeFits    []analysis.SeriesKnee       `json:"knee_fits"`
 	Crossovers  []analysis.SeriesCrossover  `json:"crossovers"`
 	Comparisons []analysis.SeriesComparison `json:"comparisons"`
+	Ratios      []findings.Comparison       `json:"ratios"`
+	Geomeans    []findings.GeomeanRow       `json:"geomeans"`
 }
 
 func seriesLabel(name, config string) string {

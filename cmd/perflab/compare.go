@@ -15,7 +15,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/compare"
-	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/store"
 )
 
@@ -96,7 +95,7 @@ func init() {
 		if err != nil {
 			return fmt.Errorf("--map: %w", err)
 		}
-		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha, ConfigMap: cmap})
+		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha, ConfigMap: cmap, HigherIsBetter: compare.Directions(append(old.meta, new.meta...))})
 		res.Sort()
 		fails, unmatched := res.Check(ths)
 		if f.asJSON {
@@ -149,6 +148,7 @@ type side struct {
 	label   string
 	results []*benchfmt.Result
 	env     []store.KV // nil for a file
+	meta    []benchfmt.UnitMetadata
 }
 
 // compareInput reads one side: a stored run or a benchmark file.
@@ -176,6 +176,11 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 			if sd.env, err = db.Env(ctx, id); err != nil {
 				return nil, err
 			}
+			meta, err := db.UnitMeta(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			sd.meta = storedMeta(meta)
 			return sd, nil
 		}
 	}
@@ -189,14 +194,14 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 		defer f.Close()
 		r, name = f, arg
 	}
-	res, err := gotest.Parse(r, name)
+	res, meta, err := readBench(r, name)
 	if err != nil {
 		fmt.Fprintf(stderr, "perflab compare: %v\n", err)
 	}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("%s holds no benchmark results", name)
 	}
-	return &side{label: name, results: res}, nil
+	return &side{label: name, results: res, meta: meta}, nil
 }
 
 // describeSides names both inputs and, for stored runs, lists where their
