@@ -20,6 +20,10 @@
 // confidence interval lies beyond the threshold, so noise, chance hits
 // among hundreds of benchmarks, or a change too small to matter never fail
 // a build.
+//
+// [ComparePaired] compares two configs measured in the same interleaved
+// rounds of one run (perflab ab's old and new) by their paired per-round
+// ratios, with the same gate rule ([PairedResult.Check]).
 package compare
 
 import (

@@ -9,6 +9,7 @@ import (
 // SpecInput describes the experiment a spec file should hold.
 type SpecInput struct {
 	Name      string
+	Title     string // optional one-line title
 	Package   string // relative to the spec file's directory
 	Benches   []Bench
 	Configs   []Config
@@ -30,6 +31,7 @@ type Config struct {
 var envKeys = map[string]string{
 	"GOEXPERIMENT": "goexperiment", "GOTOOLCHAIN": "gotoolchain", "GOMAXPROCS": "gomaxprocs",
 	"GOGC": "gogc", "GOMEMLIMIT": "gomemlimit", "GODEBUG": "godebug",
+	"PGO": "pgo", // the build flag -pgo: off, auto or a profile file
 }
 
 // SpecText writes a spec for the benchmarks. When they form a full sweep of
@@ -40,7 +42,11 @@ var envKeys = map[string]string{
 func SpecText(in SpecInput) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by perflab from the benchmarks of package %s.\n", in.Package)
-	fmt.Fprintf(&b, "name = %s\ndriver = \"gotest\"\npackage = %s\nbenchmarks = [%s]\n", quote(in.Name), quote(in.Package), quoteList(Funcs(in.Benches)))
+	fmt.Fprintf(&b, "name = %s\n", quote(in.Name))
+	if in.Title != "" {
+		fmt.Fprintf(&b, "title = %s\n", quote(in.Title))
+	}
+	fmt.Fprintf(&b, "driver = \"gotest\"\npackage = %s\nbenchmarks = [%s]\n", quote(in.Package), quoteList(Funcs(in.Benches)))
 	axes, axesErr := Axes(in.Benches)
 	if axesErr == nil {
 		for _, a := range axes {
@@ -85,7 +91,7 @@ func SpecText(in SpecInput) (string, error) {
 			k, v, _ := strings.Cut(kv, "=")
 			field, ok := envKeys[k]
 			if !ok {
-				return "", fmt.Errorf("config %s: %s is not a setting perflab knows (use one of GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG)", c.Name, k)
+				return "", fmt.Errorf("config %s: %s is not a setting perflab knows (use one of GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG, PGO)", c.Name, k)
 			}
 			fmt.Fprintf(&b, "%s = %s\n", field, quote(v))
 		}
@@ -177,7 +183,7 @@ func ParseConfig(s string) (Config, error) {
 			return Config{}, fmt.Errorf("--config %q: %q is not KEY=VALUE", s, item)
 		}
 		if _, known := envKeys[k]; !known {
-			return Config{}, fmt.Errorf("--config %q: %s is not a setting perflab knows (use GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT or GODEBUG)", s, k)
+			return Config{}, fmt.Errorf("--config %q: %s is not a setting perflab knows (use GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG or PGO=off|auto|FILE)", s, k)
 		}
 		c.Env = append(c.Env, k+"="+v)
 	}

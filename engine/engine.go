@@ -57,6 +57,9 @@ type Options struct {
 	// Shard, when set, runs only this shard's rounds of the run named by
 	// its key (see shard.go).
 	Shard *Shard
+	// Sources maps a config name to the directory its package source is
+	// taken from instead of the spec's directory (see source.go).
+	Sources map[string]string
 }
 
 // Result says how a run ended.
@@ -72,12 +75,13 @@ type Result struct {
 // savedPlan is what a run needs to be resumed exactly: it is stored as the
 // run's note, beside the spec text and seed.
 type savedPlan struct {
-	Mode      string      `json:"mode"`
-	Rounds    int         `json:"rounds"`
-	Benchtime string      `json:"benchtime"`
-	CPU       []int       `json:"cpu,omitempty"`
-	NoProfile bool        `json:"no_profile,omitempty"`
-	Cells     []plan.Cell `json:"cells,omitempty"`
+	Mode      string            `json:"mode"`
+	Rounds    int               `json:"rounds"`
+	Benchtime string            `json:"benchtime"`
+	CPU       []int             `json:"cpu,omitempty"`
+	NoProfile bool              `json:"no_profile,omitempty"`
+	Cells     []plan.Cell       `json:"cells,omitempty"`
+	Sources   map[string]string `json:"sources,omitempty"`
 }
 
 // Run executes the experiment. Cancelling ctx stops the cell in flight,
@@ -115,6 +119,7 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	}
 	opt.Mode, opt.Rounds, opt.Benchtime, opt.CPU = saved.Mode, saved.Rounds, saved.Benchtime, saved.CPU
 	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, saved.Cells, run.Seed, 0
+	opt.Sources = saved.Sources
 	return execute(ctx, opt, run)
 }
 
@@ -174,7 +179,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	run := resume
 	joined := false
 	if run == nil {
-		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells})
+		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
@@ -346,14 +351,14 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 	var rows []store.Config
 	for _, c := range opt.Spec.Configs {
 		row := store.Config{Name: c.Name, BuildEnv: c.BuildEnv(), BuildFlags: c.BuildFlags(), ExecEnv: c.ExecEnv()}
-		key := c.BuildKey()
+		key := opt.buildKeyOf(c)
 		bin, ok := byKey[key]
 		var err error
 		if !ok {
 			if ferr, seen := failed[key]; seen {
 				err = ferr
 			} else {
-				b := gotest.Build{Dir: opt.Spec.Dir, Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
+				b := gotest.Build{Dir: opt.specDir(c.Name), Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
 				start := time.Now()
 				var cached bool
 				bin, cached, err = gotest.Compile(ctx, b)
@@ -508,7 +513,7 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 	}
 	cfg := r.config(cell.Config)
 	out, err := gotest.Run(ctx, gotest.Invocation{
-		Binary: bin, Dir: packageDir(r.opt.Spec), Bench: re, Benchtime: r.mode.Benchtime,
+		Binary: bin, Dir: r.opt.packageDirOf(cell.Config), Bench: re, Benchtime: r.mode.Benchtime,
 		CPU: r.mode.CPU, Env: cfg.ExecEnv(), Timeout: r.timeout,
 	})
 	for i, res := range out {
@@ -600,7 +605,7 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 			continue
 		}
 		start := time.Now()
-		inv := gotest.Invocation{Binary: bin, Dir: packageDir(opt.Spec), Benchtime: benchtime,
+		inv := gotest.Invocation{Binary: bin, Dir: opt.packageDirOf(c.Name), Benchtime: benchtime,
 			CPU: mode.CPU, Env: c.ExecEnv(), Timeout: 5 * time.Minute}
 		if mode.Profile != "cell" {
 			inv.Bench = selectAll(opt.Spec, values)

@@ -49,7 +49,7 @@ func checkSelection(ctx context.Context, opt Options, p *plan.Plan, timeout time
 				cells = append(cells, cell)
 			}
 		}
-		inv := gotest.Invocation{Binary: bin, Dir: packageDir(opt.Spec), Env: c.ExecEnv(), Timeout: timeout}
+		inv := gotest.Invocation{Binary: bin, Dir: opt.packageDirOf(c.Name), Env: c.ExecEnv(), Timeout: timeout}
 		top, err := gotest.ListBenchmarks(ctx, inv)
 		if err != nil {
 			return fmt.Errorf("listing the benchmarks of config %s: %w", c.Name, err)

@@ -47,6 +47,7 @@ type rawConfig struct {
 	GOMEMLIMIT   flexText `toml:"gomemlimit"`
 	GODEBUG      string   `toml:"godebug"`
 	Modfile      string   `toml:"modfile"`
+	PGO          string   `toml:"pgo"`
 }
 
 // flexText receives the text of a TOML string, integer or float as written.

@@ -152,6 +152,11 @@
 //	gotoolchain = "go1.22.12"
 //	modfile     = "go122.mod"   # module github.com/perflab/perflab, go 1.22
 //
+// pgo is the go command's -pgo flag for a config's build: "off", "auto"
+// or a CPU profile file (relative to the spec's directory, or absolute),
+// so two configs that differ only in pgo measure what profile-guided
+// optimisation gains; the profile's contents are part of the build key.
+//
 // # Analysis
 //
 // [analysis] names the numeric axis knees and crossovers are computed

@@ -84,6 +84,11 @@ type Config struct {
 	// -modfile), relative to the spec's directory: e.g. a go.mod with an
 	// older go line for a config whose GOTOOLCHAIN predates the module's.
 	Modfile string `toml:"modfile"`
+	// PGO is the build flag -pgo: "off", "auto" (the go command's
+	// default: default.pgo of the main package, if any) or a CPU profile
+	// file, relative to the spec's directory or absolute. Two configs that
+	// differ only in PGO measure what profile-guided optimisation gains.
+	PGO string `toml:"pgo"`
 }
 
 // BuildEnv returns "GOEXPERIMENT=…" and "GOTOOLCHAIN=…" for the fields that
@@ -101,7 +106,7 @@ func (c Config) BuildEnv() []string {
 }
 
 // BuildFlags returns the go build flags of the config: "-tags=a,b" (tags
-// sorted), "-gcflags=…" and "-modfile=…", for the fields that are set.
+// sorted), "-gcflags=…", "-modfile=…" and "-pgo=…", for the fields that are set.
 func (c Config) BuildFlags() []string {
 	var flags []string
 	if len(c.Tags) > 0 {
@@ -115,6 +120,9 @@ func (c Config) BuildFlags() []string {
 	}
 	if c.Modfile != "" {
 		flags = append(flags, "-modfile="+c.Modfile)
+	}
+	if c.PGO != "" {
+		flags = append(flags, "-pgo="+c.PGO)
 	}
 	return flags
 }
