@@ -62,6 +62,9 @@ type Options struct {
 	// plan when a test binary differs from the one the run recorded;
 	// without it such a resume is refused (*BinaryChangedError).
 	NewRunIfChanged bool
+	// Shard, when set, runs only this shard's rounds of the run named by
+	// its key (see shard.go).
+	Shard *Shard
 	// Sources maps a config name to the directory its package source is
 	// taken from instead of the spec's directory (see source.go).
 	Sources map[string]string
@@ -97,6 +100,9 @@ type savedPlan struct {
 // discards the incomplete round and returns with Status "interrupted"; every
 // completed round is already committed, and Resume completes the rest.
 func Run(ctx context.Context, opt Options) (*Result, error) {
+	if opt.Seed == 0 && opt.Shard != nil {
+		opt.Seed = keySeed(opt.Shard.Key)
+	}
 	if opt.Seed == 0 {
 		opt.Seed = time.Now().UnixNano()
 	}
@@ -188,13 +194,18 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	seq.initialPass(opt, &mode, p)
 
 	run := resume
+	joined := false
 	if run == nil {
 		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Sequential: seq != nil})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
 		}
-		if _, err := opt.DB.CreateRun(ctx, run); err != nil {
+		if opt.Shard != nil {
+			if joined, err = joinShardRun(ctx, opt, run, configRows); err != nil {
+				return nil, err
+			}
+		} else if _, err := opt.DB.CreateRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
 	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
@@ -210,6 +221,10 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 
 	finish := func(status string, err error) (*Result, error) {
 		res.Status = status
+		var last bool
+		if status, last = shardStatus(ctx, opt, run.ID, mode.Rounds, status); !last {
+			return res, err
+		}
 		// Record the end even when ctx is cancelled.
 		if ferr := opt.DB.FinishRun(context.WithoutCancel(ctx), run.ID, status); ferr != nil && err == nil {
 			err = ferr
@@ -217,7 +232,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return res, err
 	}
 
-	if resume == nil {
+	if resume == nil && !joined {
 		if err := recordConfigs(ctx, opt.DB, run.ID, configRows); err != nil {
 			return finish(statusFor(ctx), err)
 		}
@@ -247,7 +262,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return finish("failed", err)
 	}
 
-	if !opt.NoProfile && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID)) {
+	if !opt.NoProfile && opt.Shard.owns(1) && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID)) {
 		profileAll(ctx, opt, p, mode, bins, res, progress)
 	}
 	phase := "after"
@@ -447,6 +462,10 @@ func (r *rounds) runAll(ctx context.Context) error {
 	start := time.Now()
 	cellsRun, total := 0, r.plan.Size()
 	for round := 1; round <= r.plan.Rounds; round++ {
+		if !r.opt.Shard.owns(round) {
+			total -= len(r.plan.Cells)
+			continue
+		}
 		if skip[round] {
 			r.res.RoundsDone++
 			total -= len(r.plan.Cells)
@@ -491,7 +510,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			}
 			results = append(results, out...)
 		}
-		if err := r.opt.DB.AddRound(ctx, r.runID, round, results); err != nil {
+		if err := r.opt.DB.AddRoundOn(ctx, r.runID, round, r.opt.Shard.machine(), results); err != nil {
 			return fmt.Errorf("storing round %d: %w", round, err)
 		}
 		for _, f := range append(skipped, failures...) {

@@ -35,8 +35,9 @@ type Input struct {
 	UnitMeta  []store.UnitMeta
 	Artifacts []store.Artifact
 	Failures  []store.Failure
-	Spec      *spec.Spec // nil when the run has no parsable spec
-	SpecErr   error      // why Spec is nil
+	Rounds    []store.RoundInfo // stored rounds and their machines (machines.go)
+	Spec      *spec.Spec        // nil when the run has no parsable spec
+	SpecErr   error             // why Spec is nil
 	Opt       analysis.Options
 }
 
@@ -67,6 +68,7 @@ type Run struct {
 	Profiles     []claim.CellProfile
 	Shares       []ProfileShare // one per entry of Profiles
 	Verdicts     []claim.Result
+	Machines     *Machines              // nil unless the rounds came from several machines
 	higher       func(unit string) bool // see HigherIsBetter
 
 	RoundsDone, Cells int
@@ -108,6 +110,9 @@ func Read(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 		return in, err
 	}
 	if in.Failures, err = db.Failures(ctx, runID); err != nil {
+		return in, err
+	}
+	if in.Rounds, err = db.Rounds(ctx, runID); err != nil {
 		return in, err
 	}
 	if run.SpecText != "" {
@@ -158,6 +163,7 @@ func Of(in Input) *Run {
 		f.Warnings = append(f.Warnings, "the run's spec could not be read ("+in.SpecErr.Error()+"), so no claims were judged")
 	}
 	f.ConfigRatios = f.configRatios()
+	f.Machines = f.machines()
 	if in.Run != nil && in.Run.Status == "interrupted" {
 		f.Warnings = append(f.Warnings, "this run was interrupted: the tables use the "+strconv.Itoa(f.RoundsDone)+" completed rounds")
 	}

@@ -29,6 +29,7 @@ func sections(f *findings.Run, opt HTMLOptions, withHTML bool) []Section {
 	}
 	add(claimsSection(f, opt, withHTML))
 	add(ratiosSection(f, withHTML))
+	add(machinesSection(f))
 	add(environmentSection(f))
 	add(stagesSection(f))
 	for _, s := range unitSections(f, withHTML) {

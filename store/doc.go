@@ -25,7 +25,21 @@
 //	verdicts       claim verdicts of a run
 //	failures       benchmark cells that failed to build or run
 //
-// A DB uses a single connection, so it is safe for concurrent use by
+// PostgreSQL: Open of a postgres:// or postgresql:// URL (driver
+// github.com/jackc/pgx/v5/stdlib) gives the same *DB, schema, table and
+// column names. Code is written once, for SQLite, under one rule: every
+// query goes through db.sql (a *conn) or a *txn from db.inTx, never a raw
+// *sql.DB or *sql.Tx, so the dialect is translated in one place
+// (dialect.go): ? placeholders become $n, bool arguments 0/1, and migration
+// DDL loses STRICT and WITHOUT ROWID, INTEGER PRIMARY KEY becomes a BIGINT
+// identity, INTEGER BIGINT and ANY DOUBLE PRECISION. Write new IDs with
+// INSERT … RETURNING id (both dialects), never LastInsertId; detect
+// constraint clashes with isUniqueViolation. PostgreSQL text holds no NUL
+// byte and only valid UTF-8; such values are refused with an error.
+// Migrations take an advisory lock there, so shards may open one database
+// at once.
+//
+// A SQLite DB uses a single connection, so it is safe for concurrent use by
 // multiple goroutines, which are serialised. Several processes may open the
 // same file; SQLite's locking and the busy timeout arbitrate between them.
 package store

@@ -55,7 +55,7 @@ type Failure struct {
 // writeList inserts items for a run in one transaction, after checking the
 // run exists and running the optional reset statement.
 func writeList[T any](ctx context.Context, db *DB, runID int64, what, reset, insert string, items []T, args func(int, T) []any) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		if err := db.checkRun(ctx, tx, runID); err != nil {
 			return err
 		}

@@ -24,6 +24,11 @@ var addRoundHook func(i int)
 // Storing a round that is already stored fails with an error wrapping
 // ErrRoundExists, so a resumed run cannot duplicate samples.
 func (db *DB) AddRound(ctx context.Context, runID int64, round int, results []*benchfmt.Result) error {
+	return db.AddRoundOn(ctx, runID, round, Machine{}, results)
+}
+
+// AddRoundOn is AddRound recording the machine (and shard) the round ran on.
+func (db *DB) AddRoundOn(ctx context.Context, runID int64, round int, m Machine, results []*benchfmt.Result) error {
 	for i, r := range results {
 		if r == nil {
 			return fmt.Errorf("add round %d of run %d: result %d is nil", round, runID, i)
@@ -33,7 +38,7 @@ func (db *DB) AddRound(ctx context.Context, runID int64, round int, results []*b
 	if err != nil {
 		return fmt.Errorf("add round %d of run %d: %w", round, runID, err)
 	}
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		if err := db.checkRun(ctx, tx, runID); err != nil {
 			return err
 		}
@@ -46,13 +51,18 @@ func (db *DB) AddRound(ctx context.Context, runID int64, round int, results []*b
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(run_id, round, done_at) VALUES (?, ?, ?)`, runID, round, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(run_id, round, done_at, shard, host_id, cpu_model, cores) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			runID, round, now, m.Shard, m.HostID, m.CPUModel, m.Cores); err != nil {
+			if isUniqueViolation(err) {
+				// Another process stored the round in the meantime.
+				return fmt.Errorf("round %d of run %d was stored by another process in %s: %w", round, runID, db.path, ErrRoundExists)
+			}
 			return err
 		}
 		if len(results) == 0 {
 			return nil
 		}
-		insResult, err := tx.PrepareContext(ctx, `INSERT INTO results(run_id, round, seq, name, iters) VALUES (?, ?, ?, ?, ?)`)
+		insResult, err := tx.PrepareContext(ctx, `INSERT INTO results(run_id, round, seq, name, iters) VALUES (?, ?, ?, ?, ?) RETURNING id`)
 		if err != nil {
 			return err
 		}
@@ -72,12 +82,8 @@ func (db *DB) AddRound(ctx context.Context, runID int64, round int, results []*b
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			res, err := insResult.ExecContext(ctx, runID, round, i, string(r.Name), r.Iters)
-			if err != nil {
-				return fmt.Errorf("result %d (%s): %w", i, r.Name, err)
-			}
-			id, err := res.LastInsertId()
-			if err != nil {
+			var id int64
+			if err := insResult.QueryRowContext(ctx, runID, round, i, string(r.Name), r.Iters).Scan(&id); err != nil {
 				return fmt.Errorf("result %d (%s): %w", i, r.Name, err)
 			}
 			for j, c := range r.Config {

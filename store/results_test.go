@@ -166,13 +166,13 @@ func TestAddRoundExactValues(t *testing.T) {
 			{Value: 0.1 + 0.2, Unit: "e", OrigValue: 1e-9, OrigUnit: "ns/op"},
 			{Value: 3, Unit: "f", OrigValue: math.NaN(), OrigUnit: "f0"},
 		}}},
-		{"odd bytes", &benchfmt.Result{Name: benchfmt.Name("Benchmark\x00nul/\xffbad=\xfe-8"), Iters: math.MaxInt64,
+		{"odd bytes", &benchfmt.Result{Name: benchfmt.Name(pgText("Benchmark\x00nul/\xffbad=\xfe-8")), Iters: math.MaxInt64,
 			Config: []benchfmt.Config{
 				{Key: "empty", Value: []byte{}, File: true},
-				{Key: "nul\x00key", Value: []byte("v\x00v"), File: false},
-				{Key: "bad", Value: []byte{0xff, 0xfe}, File: true},
+				{Key: pgText("nul\x00key"), Value: []byte(pgText("v\x00v")), File: false},
+				{Key: "bad", Value: []byte(pgText("\xff\xfe")), File: true},
 			},
-			Values: []benchfmt.Value{{Value: -1, Unit: "\xff/op"}}}},
+			Values: []benchfmt.Value{{Value: -1, Unit: pgText("\xff/op")}}}},
 		{"many values", func() *benchfmt.Result {
 			r := &benchfmt.Result{Name: benchfmt.Name("BenchmarkMany"), Iters: -3}
 			for i := 0; i < 50; i++ {

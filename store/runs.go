@@ -50,16 +50,13 @@ func (db *DB) CreateRun(ctx context.Context, r *Run) (int64, error) {
 		}
 		finished = sql.NullString{String: s, Valid: true}
 	}
-	res, err := db.sql.ExecContext(ctx,
+	var id int64
+	err = db.sql.QueryRowContext(ctx,
 		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note,
 		   owner_host, owner_pid, owner_start)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, finished, r.Note,
-		r.Owner.Host, r.Owner.PID, r.Owner.Start)
-	if err != nil {
-		return 0, fmt.Errorf("create run of %q in %s: %w", r.Experiment, db.path, err)
-	}
-	id, err := res.LastInsertId()
+		r.Owner.Host, r.Owner.PID, r.Owner.Start).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("create run of %q in %s: %w", r.Experiment, db.path, err)
 	}

@@ -132,4 +132,13 @@ CREATE INDEX failures_run ON failures(run_id);
 	`ALTER TABLE runs ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';`,
+	// 4: shards of one run: the key every shard names it by, the shard count,
+	// and the machine each round ran on.
+	`ALTER TABLE runs ADD COLUMN run_key TEXT; -- NULL for a run of one process
+CREATE UNIQUE INDEX runs_run_key ON runs(run_key);
+ALTER TABLE runs ADD COLUMN shards INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rounds ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rounds ADD COLUMN host_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE rounds ADD COLUMN cpu_model TEXT NOT NULL DEFAULT '';
+ALTER TABLE rounds ADD COLUMN cores INTEGER NOT NULL DEFAULT 0;`,
 }

@@ -24,8 +24,9 @@ var ErrRoundExists = errors.New("round already stored")
 
 // DB is an open perflab database.
 type DB struct {
-	sql  *sql.DB
-	path string
+	sql     *conn // every query goes through it; see the package doc
+	path    string
+	dialect dialect
 }
 
 // SQLite primary result codes this package reports specially.
@@ -37,7 +38,14 @@ const (
 
 // Open opens the perflab database at path, creating the file and its schema
 // if missing and applying any pending schema migrations.
+//
+// A path that starts with postgres:// or postgresql:// opens that
+// PostgreSQL database instead (the schema is created and migrated the same
+// way); the user needs the right to create tables in its current schema.
 func Open(path string) (*DB, error) {
+	if isPostgresDSN(path) {
+		return openPostgres(path)
+	}
 	if path == "" {
 		return nil, errors.New("open database: empty path; pass a file name such as perflab.db")
 	}
@@ -51,7 +59,7 @@ func Open(path string) (*DB, error) {
 	// One connection: writers are serialised, and SQLite sees one client
 	// per process.
 	sqlDB.SetMaxOpenConns(1)
-	db := &DB{sql: sqlDB, path: path}
+	db := &DB{sql: &conn{db: sqlDB, d: sqliteDialect}, path: path}
 	ctx := context.Background()
 	if err := sqlDB.PingContext(ctx); err != nil {
 		sqlDB.Close()
@@ -104,7 +112,8 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// Path returns the file name the database was opened with.
+// Path returns the file name the database was opened with, or the
+// PostgreSQL URL without its password.
 func (db *DB) Path() string { return db.path }
 
 // querier is what both *sql.DB and *sql.Tx offer.
@@ -139,7 +148,7 @@ func (db *DB) checkRun(ctx context.Context, q querier, runID int64) error {
 
 // inTx runs fn in one transaction, committing if fn succeeds and rolling
 // back otherwise.
-func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin transaction on %s: %w", db.path, err)
@@ -190,7 +199,13 @@ func (db *DB) migrate(ctx context.Context) error {
 // migrateStep applies the next missing migration, if any, in one
 // transaction. It reports done when the schema is current.
 func (db *DB) migrateStep(ctx context.Context) (done bool, err error) {
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
+		if db.dialect == postgresDialect {
+			// Shards opening one database at once migrate it one at a time.
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7268836185)`); err != nil {
+				return fmt.Errorf("lock schema of %s for migration: %w", db.path, err)
+			}
+		}
 		v, err := db.readVersion(ctx, tx)
 		if err != nil {
 			return err
@@ -202,7 +217,7 @@ func (db *DB) migrateStep(ctx context.Context) (done bool, err error) {
 			done = true
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		if _, err := tx.ExecContext(ctx, db.dialect.ddl(migrations[v])); err != nil {
 			return fmt.Errorf("migrate database %s to schema %d: %w", db.path, v+1, err)
 		}
 		if _, err := tx.ExecContext(ctx,
@@ -221,15 +236,20 @@ func (db *DB) migrateStep(ctx context.Context) (done bool, err error) {
 // is refused, so perflab never writes into another program's database.
 func (db *DB) readVersion(ctx context.Context, q querier) (int, error) {
 	var hasMeta, others int
-	err := q.QueryRowContext(ctx,
-		`SELECT COALESCE(SUM(name = 'meta'), 0), COALESCE(SUM(name <> 'meta'), 0)
-		 FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`).Scan(&hasMeta, &others)
+	var err error
+	if db.dialect == postgresDialect {
+		hasMeta, others, err = db.readVersionPostgres(ctx, q)
+	} else {
+		err = q.QueryRowContext(ctx,
+			`SELECT COALESCE(SUM(name = 'meta'), 0), COALESCE(SUM(name <> 'meta'), 0)
+			 FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`).Scan(&hasMeta, &others)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("read schema of %s: %w", db.path, err)
 	}
 	if hasMeta == 0 {
 		if others > 0 {
-			return 0, fmt.Errorf("database %s is a SQLite database but not a perflab one (no meta table); use another --db", db.path)
+			return 0, fmt.Errorf("database %s is a database but not a perflab one (no meta table); use another --db", db.path)
 		}
 		return 0, nil
 	}

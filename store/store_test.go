@@ -14,9 +14,15 @@ import (
 )
 
 // openTemp opens a fresh database in a temporary directory.
+// Inside TestStoreSuitePostgres's child process it is a fresh PostgreSQL
+// database instead.
 func openTemp(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "perflab.db"))
+	path := filepath.Join(t.TempDir(), "perflab.db")
+	if c := pgSuiteCluster(); c != nil {
+		path = c.NewDatabaseT(t)
+	}
+	db, err := Open(path)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -35,6 +41,7 @@ func newRun(t testing.TB, db *DB, experiment string) int64 {
 }
 
 func TestOpenPragmas(t *testing.T) {
+	skipOnPostgres(t)
 	db := openTemp(t)
 	ctx := context.Background()
 	for _, tc := range []struct{ pragma, want string }{
@@ -91,7 +98,7 @@ func TestRunRoundTrip(t *testing.T) {
 		{"defaults", Run{Experiment: "bench", Mode: "quick"}},
 		{"finished", Run{Experiment: "json", Mode: "custom", Seed: 1 << 62, Status: "complete",
 			StartedAt: base.Add(time.Hour), FinishedAt: base.Add(2 * time.Hour)}},
-		{"unicode and nul", Run{Experiment: "ünï\x00code", Mode: "quick", SpecText: "a\x00b", StartedAt: base.Add(-time.Hour)}},
+		{"unicode and nul", Run{Experiment: pgText("ünï\x00code"), Mode: "quick", SpecText: pgText("a\x00b"), StartedAt: base.Add(-time.Hour)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,7 +142,7 @@ func TestRunRoundTrip(t *testing.T) {
 	for _, r := range runs {
 		exps = append(exps, r.Experiment)
 	}
-	if want := []string{"bench", "json", "reuse", "ünï\x00code"}; !reflect.DeepEqual(exps, want) {
+	if want := []string{"bench", "json", "reuse", pgText("ünï\x00code")}; !reflect.DeepEqual(exps, want) {
 		t.Errorf("Runs order = %q, want %q", exps, want)
 	}
 	latest, err := db.LatestRun(ctx)
@@ -524,7 +531,7 @@ func TestNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.sql.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
+	if _, err := db.sql.ExecContext(context.Background(), `UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -600,7 +607,7 @@ func TestOpenBadFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := db.sql.Exec(`UPDATE meta SET value = 'seven' WHERE key = 'schema_version'`); err != nil {
+			if _, err := db.sql.ExecContext(context.Background(), `UPDATE meta SET value = 'seven' WHERE key = 'schema_version'`); err != nil {
 				t.Fatal(err)
 			}
 			return p
@@ -612,7 +619,7 @@ func TestOpenBadFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := db.sql.Exec(`DELETE FROM meta`); err != nil {
+			if _, err := db.sql.ExecContext(context.Background(), `DELETE FROM meta`); err != nil {
 				t.Fatal(err)
 			}
 			return p

@@ -49,7 +49,7 @@ func (c *common) options() analysis.Options {
 
 // openDB opens the database; mustExist refuses to create a new empty one.
 func openDB(path string, mustExist bool) (*store.DB, error) {
-	if mustExist {
+	if mustExist && !store.IsServer(path) {
 		if _, err := os.Stat(path); err != nil {
 			return nil, fmt.Errorf("no database at %s (run an experiment first, or pass --db PATH)", path)
 		}
@@ -141,7 +141,14 @@ stay stored, and the command prints how to report on them.
 Examples:
   perflab run poolreuse --quick
   perflab run --quick                      # the whole built-in suite
-  perflab run ./bench/spec.toml --rounds 10 --db team.db`,
+  perflab run ./bench/spec.toml --rounds 10 --db team.db
+
+Shards: N processes, on N machines, share one run in one PostgreSQL
+database; shard K runs rounds K, K+N, K+2N, … (each round whole on one
+machine). Every shard gets the same spec, flags, --seed and --run-key; a
+killed shard started again with the same K completes its missing rounds.
+  perflab run spec.toml --quick --seed 7 --db postgres://u@db/perflab --run-key sweep-7 --shard 2/3
+With --shard /3, K is JOB_COMPLETION_INDEX+1 (a Kubernetes Indexed Job).`,
 }
 
 type runFlags struct {
@@ -158,6 +165,8 @@ type runFlags struct {
 	out         string
 	cache       string
 	seq         seqFlags
+	shard       string
+	runKey      string
 }
 
 func (f *runFlags) declare(fs *flag.FlagSet) {
@@ -169,6 +178,8 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
 	fs.Var(&f.resume, "resume", "complete the missing rounds of stored `RUN` (an ID, latest or latest~N; interrupted or killed), with its plan and the same test binaries")
 	fs.BoolVar(&f.newRun, "new-run", false, "with --resume: if a test binary changed since the run was recorded, start a new run with its plan instead of refusing")
+	fs.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the rounds of the run named by --run-key (K empty: JOB_COMPLETION_INDEX+1)")
+	fs.StringVar(&f.runKey, "run-key", "", "with --shard: the `KEY` every shard of one run passes; the first shard creates the run")
 	f.engineFlags(fs)
 }
 
@@ -232,6 +243,10 @@ func init() {
 		}
 		defer db.Close()
 
+		sh, err := f.shardOption(len(specs))
+		if err != nil {
+			return err
+		}
 		ctx, stop := interruptible()
 		defer stop()
 
@@ -240,7 +255,7 @@ func init() {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
-				NamesOnly: shipped[i], Verbose: f.verbose,
+				NamesOnly: shipped[i], Verbose: f.verbose, Shard: sh,
 				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
@@ -489,7 +504,11 @@ func loadRun(c common, pos []string) (*findings.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return findings.Load(ctx, db, id, runOptions(ctx, db, id, c.options()))
+	f, err := findings.Load(ctx, db, id, runOptions(ctx, db, id, c.options()))
+	if err == nil {
+		noteMissing(ctx, os.Stderr, db, f.Run)
+	}
+	return f, err
 }
 
 // ---- export ----

@@ -30,6 +30,9 @@ func listRuns(w io.Writer, db *store.DB, runs []store.Run, dbPath string) error 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, r := range runs {
+		shardProgress(context.Background(), w, db, r)
+	}
 	for _, r := range stale {
 		fmt.Fprintf(w, "run %d was interrupted (%s); finish it with: perflab run --resume %d --db %s\n", r.ID, r.Owner, r.ID, dbPath)
 	}

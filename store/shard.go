@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Machine is where a round ran: the shard that ran it and its machine.
+type Machine struct {
+	Shard    int    // 1-based shard number; 0 for a run of one process
+	HostID   string // stable host identity (machine-id or host name)
+	CPUModel string
+	Cores    int
+}
+
+// RoundInfo is one stored round and where it ran.
+type RoundInfo struct {
+	Round   int
+	Machine Machine
+	DoneAt  time.Time
+}
+
+// ErrRunMismatch is wrapped by JoinRun's error when the run stored under the
+// key has another spec, seed, plan or shard count.
+var ErrRunMismatch = errors.New("run key names a different run")
+
+// JoinRun creates the run r under key, to be run by shards processes, or,
+// when a run with that key exists, loads it into r after checking that it
+// has the same spec text, seed, plan (Note), rounds and shard count. It
+// reports whether this call created the run. The unique key makes the
+// choice atomic: of concurrent shards exactly one creates the run.
+func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (created bool, err error) {
+	if key == "" || shards < 1 {
+		return false, fmt.Errorf("join run: need a run key and a shard count ≥ 1 (got %q, %d)", key, shards)
+	}
+	if r.Status == "" {
+		r.Status = "running"
+	}
+	if r.StartedAt.IsZero() {
+		r.StartedAt = time.Now()
+	}
+	started, err := formatTime(r.StartedAt)
+	if err != nil {
+		return false, fmt.Errorf("join run %q: %w", key, err)
+	}
+	var id int64
+	err = db.sql.QueryRowContext(ctx,
+		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, note,
+		   owner_host, owner_pid, owner_start, run_key, shards)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		 ON CONFLICT (run_key) DO NOTHING RETURNING id`,
+		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, r.Note,
+		r.Owner.Host, r.Owner.PID, r.Owner.Start, key, shards).Scan(&id)
+	if err == nil {
+		r.ID = id
+		r.StartedAt, _ = parseTime(started)
+		return true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("join run %q in %s: %w", key, db.path, err)
+	}
+	var storedShards int
+	if err := db.sql.QueryRowContext(ctx, `SELECT id, shards FROM runs WHERE run_key = ?`, key).Scan(&id, &storedShards); err != nil {
+		return false, fmt.Errorf("join run %q in %s: %w", key, db.path, err)
+	}
+	got, err := db.GetRun(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	var diff string
+	switch {
+	case got.SpecText != r.SpecText:
+		diff = "its spec text differs"
+	case got.Seed != r.Seed:
+		diff = fmt.Sprintf("its seed is %d, this shard's %d", got.Seed, r.Seed)
+	case got.Note != r.Note || got.RoundsPlanned != r.RoundsPlanned || got.Mode != r.Mode:
+		diff = fmt.Sprintf("its plan differs (stored %s %s, this shard %s %s)", got.Mode, got.Note, r.Mode, r.Note)
+	case storedShards != shards:
+		diff = fmt.Sprintf("it is split into %d shards, this shard says %d", storedShards, shards)
+	}
+	if diff != "" {
+		return false, fmt.Errorf("run key %q is run %d in %s, but %s; start every shard with the same spec, --seed, mode, flags and --shard K/N, or pick a new --run-key: %w",
+			key, id, db.path, diff, ErrRunMismatch)
+	}
+	*r = *got
+	return false, nil
+}
+
+// RunKey returns the run's key and shard count ("" and 0 for a run of one
+// process).
+func (db *DB) RunKey(ctx context.Context, runID int64) (key string, shards int, err error) {
+	var k sql.NullString
+	err = db.sql.QueryRowContext(ctx, `SELECT run_key, shards FROM runs WHERE id = ?`, runID).Scan(&k, &shards)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, db.runNotFound(runID)
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("read run key of run %d in %s: %w", runID, db.path, err)
+	}
+	return k.String, shards, nil
+}
+
+// Rounds returns the run's stored rounds with their machines, in round order.
+func (db *DB) Rounds(ctx context.Context, runID int64) ([]RoundInfo, error) {
+	return readList(ctx, db, runID, "rounds",
+		`SELECT round, shard, host_id, cpu_model, cores, done_at FROM rounds WHERE run_id = ? ORDER BY round`,
+		func(rows *sql.Rows) (RoundInfo, error) {
+			var ri RoundInfo
+			var done string
+			if err := rows.Scan(&ri.Round, &ri.Machine.Shard, &ri.Machine.HostID, &ri.Machine.CPUModel, &ri.Machine.Cores, &done); err != nil {
+				return ri, err
+			}
+			t, err := parseTime(done)
+			ri.DoneAt = t
+			return ri, err
+		})
+}
