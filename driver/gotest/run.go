@@ -27,6 +27,10 @@ type Invocation struct {
 	Env       []string      // extra exec env "KEY=VAL" (GOMAXPROCS, GOGC, ...) appended to os.Environ()
 	Timeout   time.Duration // kill the process after this; 0 = no timeout (ctx still applies)
 	Args      []string      // extra args
+	// Wrap is a command the binary runs under, e.g. {"valgrind",
+	// "--tool=cachegrind"}: the process started is Wrap[0] with Wrap[1:],
+	// the binary and its arguments. Empty runs the binary directly.
+	Wrap []string
 }
 
 // A RunError reports a benchmark run that failed: the binary exited with a
@@ -98,6 +102,9 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 	}
 	name := filepath.Base(inv.Binary)
 	cmd := exec.CommandContext(runCtx, inv.Binary, args...)
+	if len(inv.Wrap) > 0 {
+		cmd = exec.CommandContext(runCtx, inv.Wrap[0], append(append(inv.Wrap[1:len(inv.Wrap):len(inv.Wrap)], inv.Binary), args...)...)
+	}
 	cmd.Dir = inv.Dir
 	cmd.Env = append(os.Environ(), inv.Env...)
 	isolate(cmd)
