@@ -42,6 +42,7 @@ type Options struct {
 	Cells       []plan.Cell   // when non-nil, run these cells instead of the spec's axis product
 	NoProfile   bool          // skip the profiling pass
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
+	Measure     string        // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
 	Progress    io.Writer     // progress lines; nil → discard
 }
 
@@ -64,6 +65,7 @@ type savedPlan struct {
 	CPU       []int       `json:"cpu,omitempty"`
 	NoProfile bool        `json:"no_profile,omitempty"`
 	Cells     []plan.Cell `json:"cells,omitempty"`
+	Measure   string      `json:"measure,omitempty"`
 }
 
 // Run executes the experiment. Cancelling ctx stops the cell in flight,
@@ -95,6 +97,7 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	}
 	opt.Mode, opt.Rounds, opt.Benchtime, opt.CPU = saved.Mode, saved.Rounds, saved.Benchtime, saved.CPU
 	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, saved.Cells, run.Seed, 0
+	opt.Measure = saved.Measure
 	return execute(ctx, opt, run)
 }
 
@@ -134,8 +137,12 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if len(bins) == 0 {
 		return nil, errors.New("no configuration could be built; see the errors above")
 	}
+	meas, err := newMeasurer(ctx, opt, mode, p, bins, progress)
+	if err != nil {
+		return nil, err
+	}
 	if opt.Budget > 0 && resume == nil {
-		if err := fitBudget(ctx, opt, p, &mode, timeout, bins, progress); err != nil {
+		if err := fitBudget(ctx, opt, p, &mode, timeout, bins, meas, progress); err != nil {
 			return nil, err
 		}
 		p.Rounds = mode.Rounds
@@ -143,7 +150,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 
 	run := resume
 	if run == nil {
-		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells})
+		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Measure: opt.Measure})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note),
@@ -182,13 +189,18 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return finish("failed", err)
 		}
 	}
+	if meas != nil {
+		if err := meas.record(ctx, opt.DB, run.ID, res.Artifacts, resume == nil); err != nil {
+			return finish(statusFor(ctx), err)
+		}
+	}
 	for _, c := range p.Cells {
 		if _, ok := bins[c.Config]; !ok {
 			res.Failures++
 		}
 	}
 
-	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res}
+	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, meas: meas}
 	if err := r.runAll(ctx); err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(progress, "\nperflab: interrupted: %d of %d rounds complete and stored (run %d)\n", res.RoundsDone, res.RoundsTotal, run.ID)
@@ -234,9 +246,18 @@ func makePlan(opt Options, mode spec.Mode) (*plan.Plan, error) {
 	return plan.New(s.Benchmarks, axes, configNames, mode.Rounds, opt.Seed), nil
 }
 
+// hasArtifacts reports whether the profiling pass already stored profiles.
 func hasArtifacts(ctx context.Context, db *store.DB, runID int64) bool {
-	a, err := db.Artifacts(ctx, runID)
-	return err == nil && len(a) > 0
+	arts, err := db.Artifacts(ctx, runID)
+	if err != nil {
+		return false
+	}
+	for _, a := range arts {
+		if a.Kind != ArtifactFunctions {
+			return true
+		}
+	}
+	return false
 }
 
 func statusFor(ctx context.Context) string {
@@ -370,6 +391,7 @@ type rounds struct {
 	runID    int64
 	progress io.Writer
 	res      *Result
+	meas     *measurer // nil unless instructions are measured too
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -433,6 +455,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			}
 			results = append(results, out...)
 		}
+		failures = append(failures, r.meas.drain()...)
 		if err := r.opt.DB.AddRound(ctx, r.runID, round, results); err != nil {
 			return fmt.Errorf("storing round %d: %w", round, err)
 		}
@@ -473,6 +496,9 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 				benchfmt.Config{Key: "round", Value: []byte(strconv.Itoa(round))}),
 			Name: res.Name, Iters: res.Iters, Values: res.Values,
 		}
+	}
+	if r.meas != nil && len(out) > 0 && ctx.Err() == nil {
+		out = append(out, r.meas.measure(ctx, r, bin, cell, round, out)...)
 	}
 	return out, err
 }

@@ -37,7 +37,8 @@ Run it from the module's directory, or point -C at it. PKG defaults to ".".
 Examples:
   perflab bench ./codec -bench Encode --axis size
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
-  perflab bench . --budget 5m --save-spec perflab.toml`,
+  perflab bench . --budget 5m --save-spec perflab.toml
+  perflab bench . -bench Work --measure instructions --budget 60s   # instructions/op beside time`,
 }
 
 type benchFlags struct {
@@ -111,7 +112,7 @@ func init() {
 		res, err := engine.Run(ctx, engine.Options{
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr,
+			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Measure: f.measure,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})
@@ -136,6 +137,9 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	}
 	if f.rounds < 1 {
 		return nil, nil, nil, errors.New("--rounds must be at least 1")
+	}
+	if _, err := spec.ParseMeasure(f.measure); err != nil {
+		return nil, nil, nil, fmt.Errorf("--%w", err)
 	}
 	if _, err := parseCPU(f.cpu); err != nil {
 		return nil, nil, nil, err

@@ -160,7 +160,8 @@ stay stored, and the command prints how to report on them.
 Examples:
   perflab run poolreuse --quick
   perflab run --quick                      # the whole built-in suite
-  perflab run ./bench/spec.toml --rounds 10 --db team.db`,
+  perflab run ./bench/spec.toml --rounds 10 --db team.db
+  perflab run ./bench/spec.toml --measure instructions   # instructions/op beside time`,
 }
 
 type runFlags struct {
@@ -174,6 +175,7 @@ type runFlags struct {
 	noProfile   bool
 	out         string
 	cache       string
+	measure     string
 }
 
 func (f *runFlags) declare(fs *flag.FlagSet) {
@@ -194,12 +196,16 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
 	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	fs.StringVar(&f.measure, "measure", "", "also measure `what` beside time: instructions (per op, under valgrind's Cachegrind; see docs/instructions.md) or instructions,cache (plus simulated cache misses)")
 }
 
 func init() {
 	define(cmdRun, func(f *runFlags, pos []string, stdout, stderr io.Writer) error {
 		if f.quick && f.full {
 			return errors.New("--quick and --full exclude each other")
+		}
+		if _, err := spec.ParseMeasure(f.measure); err != nil {
+			return fmt.Errorf("--%w", err)
 		}
 		mode := "full"
 		if f.quick {
@@ -243,6 +249,7 @@ func init() {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
+				Measure: f.measure,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {

@@ -141,6 +141,23 @@ func gcOff(c Cell, opt Options) bool {
 	return strings.EqualFold(gogc, "off")
 }
 
+// runBoth runs the cell at two iteration counts concurrently.
+func runBoth(ctx context.Context, c Cell, opt Options, n1, n2 int64) ([2]*count, error) {
+	var out [2]*count
+	var errs [2]error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		out[1], errs[1] = run(ctx, c, opt, n2)
+	}()
+	out[0], errs[0] = run(ctx, c, opt, n1)
+	<-done
+	if errs[0] != nil {
+		return out, errs[0]
+	}
+	return out, errs[1]
+}
+
 func cmpTimeout(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 10 * time.Minute
@@ -148,21 +165,19 @@ func cmpTimeout(d time.Duration) time.Duration {
 	return d
 }
 
-// Measure runs the cell at n and 2n iterations and returns the counts per
-// op of the difference.
+// Measure runs the cell at n and 2n iterations, both at once (a count of
+// instructions does not depend on what else the machine runs), and returns
+// the counts per op of the difference.
 func Measure(ctx context.Context, c Cell, opt Options, n int64) (*Measurement, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("cachegrind: iteration count %d; want at least 1", n)
 	}
 	start := time.Now()
-	lo, err := run(ctx, c, opt, n)
+	counts, err := runBoth(ctx, c, opt, n, 2*n)
 	if err != nil {
 		return nil, err
 	}
-	hi, err := run(ctx, c, opt, 2*n)
-	if err != nil {
-		return nil, err
-	}
+	lo, hi := counts[0], counts[1]
 	m, err := diff(lo.prof, hi.prof, n)
 	if err != nil {
 		return nil, fmt.Errorf("cachegrind: %s: %w", hi.name, err)
@@ -232,7 +247,7 @@ const (
 	MaxHeap = 1 << 30
 )
 
-// Calibrate chooses N for a cell: it runs the cell twice at one iteration
+// Calibrate chooses N for a cell: it runs the cell twice at two iterations
 // to estimate the spread of a count, then at growing iteration counts until
 // the count grows by well over that spread, which estimates the
 // instructions per op; N is the smallest count whose difference I(2N)−I(N)
@@ -250,24 +265,27 @@ func Calibrate(ctx context.Context, c Cell, opt Options) (Calibration, error) {
 		bytesOp = r.bytesOp
 		return float64(r.prof.Totals[0]), nil
 	}
-	a, err := one(1)
+	// At -test.benchtime=1x the testing package runs the benchmark once;
+	// at 2x and more it runs it twice (b.N = 1, then b.N = n), with a
+	// garbage collection before each: counts are comparable from 2x on.
+	const k0 = 2
+	two, err := runBoth(ctx, c, opt, k0, k0)
+	cal.Runs += 2
 	if err != nil {
 		return cal, err
 	}
-	b, err := one(1)
-	if err != nil {
-		return cal, err
-	}
+	a, b := float64(two[0].prof.Totals[0]), float64(two[1].prof.Totals[0])
+	bytesOp = two[0].bytesOp
 	cal.Spread = math.Max(math.Abs(a-b)/math.Sqrt2, MinSpread)
 	base := (a + b) / 2
-	for _, k := range []int64{2, 100, 10000, 1000000, 100000000} {
+	for _, k := range []int64{4, 200, 20000, 2000000, 200000000} {
 		ik, err := one(k)
 		if err != nil {
 			return cal, err
 		}
 		d := ik - base
-		cal.PerOp = math.Max(d, 0) / float64(k-1)
-		if d >= 10*cal.Spread || (k < 100000000 && float64(k*100)*math.Max(cal.PerOp, 1) > MaxDiff) {
+		cal.PerOp = math.Max(d, 0) / float64(k-k0)
+		if d >= 10*cal.Spread || (k < 200000000 && float64(k*100)*math.Max(cal.PerOp, 1) > MaxDiff) {
 			break
 		}
 	}
