@@ -20,6 +20,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/benchmetrics"
+	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
 	"github.com/perflab/perflab/plan"
@@ -253,7 +254,7 @@ func hasArtifacts(ctx context.Context, db *store.DB, runID int64) bool {
 		return false
 	}
 	for _, a := range arts {
-		if a.Kind != ArtifactFunctions {
+		if a.Kind != cachegrind.ArtifactKind {
 			return true
 		}
 	}

@@ -22,53 +22,10 @@ import (
 	"github.com/perflab/perflab/store"
 )
 
-// Units the instructions mode adds. Simulated cache misses are labelled as
-// such in the unit itself.
-const (
-	UnitInstructions = "instructions/op"
-	UnitSimI1        = "sim-I1-misses/op" // simulated L1 instruction-cache misses
-	UnitSimD1        = "sim-D1-misses/op" // simulated L1 data-cache misses, reads and writes
-	UnitSimLL        = "sim-LL-misses/op" // simulated last-level misses, instructions and data
-)
-
-// ArtifactFunctions is the artifact kind of a cell's per-function
-// instruction counts: a JSON-lines file of [FuncRecord], one per round.
-const ArtifactFunctions = "functions"
-
 // InstructionsGOGC is the GOGC of the runs under valgrind when the config
 // sets none: with the collector off the counts spread about 0.1% for an
 // allocating benchmark instead of about 3% (docs/instructions.md).
 const InstructionsGOGC = "off"
-
-// FuncRecord is one line of a functions artifact: one cell's instructions
-// per op per function in one round.
-type FuncRecord struct {
-	Round int                `json:"round"`
-	Name  string             `json:"name"` // the benchmark's full name, as its samples carry it
-	N     int64              `json:"n"`    // the iteration counts were N and 2N
-	Funcs map[string]float64 `json:"funcs"`
-}
-
-// ReadFuncRecords reads a functions artifact. Lines that do not parse are
-// skipped and counted in bad.
-func ReadFuncRecords(path string) (recs []FuncRecord, bad int, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var r FuncRecord
-		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Funcs == nil {
-			bad++
-			continue
-		}
-		recs = append(recs, r)
-	}
-	return recs, bad, nil
-}
 
 // measurer runs each cell a second time under Cachegrind, after its timed
 // run in the same round, and turns the counts into samples.
@@ -191,7 +148,7 @@ func (ms *measurer) record(ctx context.Context, db *store.DB, runID int64, artif
 	ms.db, ms.runID, ms.artifacts = db, runID, artifacts
 	if arts, err := db.Artifacts(ctx, runID); err == nil {
 		for _, a := range arts {
-			if a.Kind == ArtifactFunctions {
+			if a.Kind == cachegrind.ArtifactKind {
 				ms.files[a.Path] = true
 			}
 		}
@@ -212,7 +169,7 @@ func (ms *measurer) record(ctx context.Context, db *store.DB, runID int64, artif
 
 func measureUnitMeta() []store.UnitMeta {
 	var m []store.UnitMeta
-	for _, u := range []string{UnitInstructions, UnitSimI1, UnitSimD1, UnitSimLL} {
+	for _, u := range cachegrind.Units {
 		m = append(m, store.UnitMeta{Unit: u, Key: "better", Value: "lower"})
 	}
 	return m
@@ -253,18 +210,18 @@ func (ms *measurer) measure(ctx context.Context, r *rounds, bin string, cell pla
 			fail(err)
 			continue
 		}
-		vals := []benchfmt.Value{{Value: m.Instructions(), Unit: UnitInstructions}}
+		vals := []benchfmt.Value{{Value: m.Instructions(), Unit: cachegrind.UnitInstructions}}
 		if ms.m.CacheSim {
 			p := m.PerOp
 			vals = append(vals,
-				benchfmt.Value{Value: p["I1mr"], Unit: UnitSimI1},
-				benchfmt.Value{Value: p["D1mr"] + p["D1mw"], Unit: UnitSimD1},
-				benchfmt.Value{Value: p["ILmr"] + p["DLmr"] + p["DLmw"], Unit: UnitSimLL})
+				benchfmt.Value{Value: p["I1mr"], Unit: cachegrind.UnitSimI1},
+				benchfmt.Value{Value: p["D1mr"] + p["D1mw"], Unit: cachegrind.UnitSimD1},
+				benchfmt.Value{Value: p["ILmr"] + p["DLmr"] + p["DLmw"], Unit: cachegrind.UnitSimLL})
 		}
 		out = append(out, &benchfmt.Result{Config: t.Clone().Config, Name: t.Name, Iters: int(2 * n), Values: vals})
 		full := "Benchmark" + string(t.Name.Full())
 		if round > 0 {
-			if err := ms.saveFuncs(ctx, cell, FuncRecord{Round: round, Name: full, N: n, Funcs: m.Funcs}); err != nil {
+			if err := ms.saveFuncs(ctx, cell, cachegrind.FuncRecord{Round: round, Name: full, N: n, Funcs: m.Funcs}); err != nil {
 				fail(err)
 			}
 		}
@@ -283,7 +240,7 @@ func (ms *measurer) measure(ctx context.Context, r *rounds, bin string, cell pla
 
 // saveFuncs appends a round's per-function counts to the cell's functions
 // artifact and records the artifact the first time.
-func (ms *measurer) saveFuncs(ctx context.Context, cell plan.Cell, rec FuncRecord) error {
+func (ms *measurer) saveFuncs(ctx context.Context, cell plan.Cell, rec cachegrind.FuncRecord) error {
 	if ms.db == nil {
 		return nil // the budget probe: nothing is stored
 	}
@@ -317,7 +274,7 @@ func (ms *measurer) saveFuncs(ctx context.Context, cell plan.Cell, rec FuncRecor
 		if st != nil {
 			size = st.Size()
 		}
-		return ms.db.AddArtifact(context.WithoutCancel(ctx), ms.runID, store.Artifact{Config: cell.Config, Cell: cell.Name(), Kind: ArtifactFunctions, Path: path, Bytes: size})
+		return ms.db.AddArtifact(context.WithoutCancel(ctx), ms.runID, store.Artifact{Config: cell.Config, Cell: cell.Name(), Kind: cachegrind.ArtifactKind, Path: path, Bytes: size})
 	}
 	return nil
 }

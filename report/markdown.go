@@ -32,6 +32,7 @@ func Markdown(w io.Writer, in *Input) error {
 	m.knees()
 	m.kneeless()
 	m.profileShares()
+	m.instructions()
 	m.failures()
 	m.artifacts()
 	return bw.Flush()

@@ -99,6 +99,9 @@ func init() {
 			if err := res.WriteText(stdout, fails); err != nil {
 				return err
 			}
+			if err := writeFuncChanges(stdout, old, new); err != nil {
+				fmt.Fprintf(stderr, "perflab compare: per-function counts: %v\n", err)
+			}
 		}
 		if len(unmatched) > 0 {
 			var names []string
@@ -131,9 +134,10 @@ func configSuffix(c string) string {
 
 // side is one input of a comparison.
 type side struct {
-	label   string
-	results []*benchfmt.Result
-	env     []store.KV // nil for a file
+	label     string
+	results   []*benchfmt.Result
+	env       []store.KV       // nil for a file
+	artifacts []store.Artifact // nil for a file
 }
 
 // compareInput reads one side: a stored run or a benchmark file.
@@ -159,6 +163,9 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 				return nil, err
 			}
 			if sd.env, err = db.Env(ctx, id); err != nil {
+				return nil, err
+			}
+			if sd.artifacts, err = db.Artifacts(ctx, id); err != nil {
 				return nil, err
 			}
 			return sd, nil
