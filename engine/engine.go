@@ -122,6 +122,9 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("mode %s: timeout: %w", opt.Mode, err)
 	}
+	if _, err := spec.ParseMeasure(cmpOr(opt.Measure, mode.Measure)); err != nil {
+		return nil, err
+	}
 	p, err := makePlan(opt, mode)
 	if err != nil {
 		return nil, err

@@ -250,7 +250,8 @@ const (
 // Calibrate chooses N for a cell: it runs the cell twice at two iterations
 // to estimate the spread of a count, then at growing iteration counts until
 // the count grows by well over that spread, which estimates the
-// instructions per op; N is the smallest count whose difference I(2N)−I(N)
+// instructions per op (the growth must exceed 100 spreads, so the estimate
+// is good to about 1.5%); N is the smallest count whose difference I(2N)−I(N)
 // keeps the spread within TargetRel of it.
 func Calibrate(ctx context.Context, c Cell, opt Options) (Calibration, error) {
 	start := time.Now()
@@ -285,7 +286,7 @@ func Calibrate(ctx context.Context, c Cell, opt Options) (Calibration, error) {
 		}
 		d := ik - base
 		cal.PerOp = math.Max(d, 0) / float64(k-k0)
-		if d >= 10*cal.Spread || (k < 200000000 && float64(k*100)*math.Max(cal.PerOp, 1) > MaxDiff) {
+		if d >= 100*cal.Spread || (k < 200000000 && float64(k*100)*math.Max(cal.PerOp, 1) > MaxDiff) {
 			break
 		}
 	}
