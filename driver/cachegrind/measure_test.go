@@ -84,12 +84,17 @@ func TestPlantedRatios(t *testing.T) {
 		t.Logf("v=%s: %.2f instructions/op, %.1f ns/op under valgrind, %s", v, m.Instructions(), m.NsPerOp, m.Wall)
 	}
 	a, b, c := got["a"].Instructions(), got["b"].Instructions(), got["c"].Instructions()
-	// (12·102+6+11)/(12·100+6+11): 12 instructions a round, 6 a call, 11 in the benchmark loop.
-	if r := b / a; math.Abs(r-1241.0/1217.0) > 0.002 {
-		t.Errorf("b/a = %.5f, want %.5f ± 0.002", r, 1241.0/1217.0)
+	// (12·102+6+11)/(12·100+6+11): 12 instructions a round, 6 a call, 11
+	// in the benchmark loop. One pair at a fixed N on a loaded machine
+	// carries the runtime's background instructions (sysmon wakes by the
+	// clock, and valgrind runs slower under load), about 0.3% at worst
+	// here: the tolerance is half the planted 2%.
+	const tol = 0.005
+	if r := b / a; math.Abs(r-1241.0/1217.0) > tol {
+		t.Errorf("b/a = %.5f, want %.5f ± %g", r, 1241.0/1217.0, tol)
 	}
-	if r := c / a; math.Abs(r-1) > 0.002 {
-		t.Errorf("c/a = %.5f, want 1 ± 0.002", r)
+	if r := c / a; math.Abs(r-1) > tol {
+		t.Errorf("c/a = %.5f, want 1 ± %g", r, tol)
 	}
 	if f := got["a"].Funcs["planted.workA"]; math.Abs(f-1206) > 1 {
 		t.Errorf("planted.workA = %.2f instructions/op, want 1206 (12 a round × 100 + 6)", f)
@@ -109,7 +114,7 @@ func TestABNamesTheFunction(t *testing.T) {
 	ctx := context.Background()
 	var ms [2]*Measurement
 	for i, bin := range []string{binA, binB} {
-		m, err := Measure(ctx, Cell{Binary: bin, Dir: dir, Bench: "^BenchmarkSum$/^n=256$"}, Options{GOGC: "off"}, 2000)
+		m, err := Measure(ctx, Cell{Binary: bin, Dir: dir, Bench: "^BenchmarkSum$/^n=256$"}, Options{GOGC: "off"}, 20000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +124,7 @@ func TestABNamesTheFunction(t *testing.T) {
 	if len(d.Changes) == 0 || d.Changes[0].Func != "planted.checksum" {
 		t.Fatalf("changes %+v: want planted.checksum first", d.Changes)
 	}
-	if s := d.Changes[0].Share; s < 0.95 || s > 1.05 {
+	if s := d.Changes[0].Share; s < 0.9 || s > 1.1 {
 		t.Errorf("planted.checksum's share of the change = %.3f, want ≈1", s)
 	}
 }
