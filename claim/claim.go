@@ -38,6 +38,25 @@ type CheckResult struct {
 	Verdict  string
 	Measured string
 	Reason   string
+
+	// Context marks a check that holds by construction: shown, never
+	// counted in the claim's verdict.
+	Context bool
+	// Predicate is what the check tested, printed beside every verdict:
+	// the cells, the operator, the threshold and its origin, e.g.
+	// "sec/op syncpool@25 / plain@25 > 1.34 (√1.79: log-midpoint of the claimed ×1.79)".
+	Predicate string
+	Unit      string
+	// Estimate is the measured quantity (a ratio, a value, a crossing or
+	// a knee location) with its interval [Lo, Hi]; Threshold is the
+	// value the predicate compares it with, BandLo..BandHi an equivalence
+	// band, Claimed the article's figure. Each is NaN when it does not
+	// apply (a zero CheckResult predates these fields: treat Lo == Hi == 0
+	// as no interval).
+	Estimate, Lo, Hi float64
+	Threshold        float64
+	BandLo, BandHi   float64
+	Claimed          float64
 }
 
 // Evaluate judges every claim against the samples; checks of kind

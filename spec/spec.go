@@ -188,7 +188,21 @@ type Check struct {
 	Min   float64 `toml:"min"`   // crossover: lower bound of the expected crossing
 	Max   float64 `toml:"max"`   // crossover: upper bound of the expected crossing
 	Note  string  `toml:"note"`  // shown with the verdict
-	Line  int     `toml:"-"`     // line of the [[claim.check]] header
+
+	// Effect is the claimed effect F as the ratio num/den the article
+	// states. Without Value, a ratio check tests the log-midpoint
+	// threshold √F, with Op ">" when F > 1 and "<" when F < 1.
+	Effect float64 `toml:"effect"`
+	// Why gives the reason for an explicit Value when Effect is set too.
+	Why string `toml:"why"`
+	// Band is the equivalence band of Op "~": the whole interval of
+	// num/den must lie inside [1/(1+Band), 1+Band].
+	Band float64 `toml:"band"`
+	// Context marks a check that holds by construction: it is shown, never
+	// counted in the claim's verdict.
+	Context bool `toml:"context"`
+
+	Line int `toml:"-"` // line of the [[claim.check]] header
 }
 
 // Parse decodes and validates the spec text data. file names the spec in

@@ -480,16 +480,7 @@ func (v *validator) check(p, what string, ck *Check) {
 			}
 			v.overlap(p+"."+side.key, what, side.key, where, v.selector(p+"."+side.key, what+" "+side.key, side.sel))
 		}
-		switch ck.Op {
-		case "<", ">":
-		case "":
-			v.at(p, "%s: a ratio check needs op = \"<\" or \">\" (the claim holds when num/den op value)", what)
-		default:
-			v.at(p+".op", "%s: op %q must be \"<\" or \">\"", what, ck.Op)
-		}
-		if !(ck.Value > 0) {
-			v.at(p+".value", "%s: a ratio check needs value > 0, the threshold for num/den", what)
-		}
+		v.ratioThreshold(p, what, ck)
 	case "crossover":
 		foreign(ratioFields, "ratio")
 		for _, side := range []struct{ key, sel string }{{"a", ck.A}, {"b", ck.B}} {
@@ -545,5 +536,56 @@ func (v *validator) overlap(path, what, side string, where, pairs [][2]string) {
 				v.at(path, "%s: key %q is in both where and %s; keep it in one of them", what, kv[0], side)
 			}
 		}
+	}
+}
+
+// ratioThreshold checks how a ratio check states its threshold: op and
+// value, effect alone (the log-midpoint √effect), effect with an explicit
+// value and why, or op "~" with an equivalence band.
+func (v *validator) ratioThreshold(p, what string, ck *Check) {
+	if ck.Effect < 0 || v.idx.has(p+".effect") && !(ck.Effect > 0) {
+		v.at(p+".effect", "%s: effect must be > 0, the claimed ratio num/den", what)
+	}
+	switch ck.Op {
+	case "~":
+		if !(ck.Band > 0 && ck.Band < 1) {
+			v.at(p, "%s: op \"~\" (about the same) needs band, e.g. band = 0.10 for ±10%%", what)
+		}
+		if ck.Value != 0 || v.idx.has(p+".value") {
+			v.at(p+".value", "%s: op \"~\" tests an equivalence band; remove value", what)
+		}
+		return
+	case "<", ">", "":
+	default:
+		v.at(p+".op", "%s: op %q must be \"<\", \">\" or \"~\"", what, ck.Op)
+		return
+	}
+	if ck.Band != 0 {
+		v.at(p+".band", "%s: band is for op \"~\"; remove it", what)
+	}
+	if ck.Effect > 0 {
+		want := ">"
+		if ck.Effect < 1 {
+			want = "<"
+		}
+		if ck.Op != "" && ck.Op != want {
+			v.at(p+".op", "%s: effect %g claims num/den %s 1, but op is %q; remove op (it follows from effect)", what, ck.Effect, want, ck.Op)
+		}
+		if ck.Effect == 1 {
+			v.at(p+".effect", "%s: effect = 1 claims no change; use op = \"~\" with a band", what)
+		}
+		if v.idx.has(p+".value") && ck.Why == "" {
+			v.at(p+".value", "%s: an explicit value beside effect needs why, the reason for not testing the log-midpoint √%g", what, ck.Effect)
+		}
+		if ck.Value < 0 || v.idx.has(p+".value") && !(ck.Value > 0) {
+			v.at(p+".value", "%s: value must be > 0, the threshold for num/den", what)
+		}
+		return
+	}
+	if ck.Op == "" {
+		v.at(p, "%s: a ratio check needs op = \"<\" or \">\" with value, or effect = F (the claimed num/den; threshold √F)", what)
+	}
+	if !(ck.Value > 0) {
+		v.at(p+".value", "%s: a ratio check needs value > 0, the threshold for num/den (or effect, the claimed ratio)", what)
 	}
 }
