@@ -129,20 +129,21 @@ func (m *md) instructions() {
 		orDash(env["valgrind"]), orDash(env["instructions"]))
 	pairs := instructionPairs(m.in, samples)
 	if len(pairs) > 0 {
-		m.p("Each ratio is the median of the per-round ratios with its %.0f%% interval; ± is the interval's half-width relative to the ratio.\n\n", m.in.Opt.Confidence*100)
+		m.p("Each ratio is paired within rounds (Hodges–Lehmann estimate of the per-round ratios with its %.0f%% signed-rank interval); ± is the interval's half-width on the log scale.\n\n", m.in.Opt.Confidence*100)
 		m.p("| cell | config | comparison | instructions/op | ratio | ± |\n|---|---|---|---|---|---|\n")
 		for _, p := range pairs {
-			r, ok := cellRatio(p.num, p.den, 1, m.in.Opt)
+			r := m.in.Opt.Paired(p.num.ByRound(), p.den.ByRound())
 			s := analysis.Summarize(p.num.Values, m.in.Opt)
 			ratio, hw := "—", "—"
-			if ok {
-				ratio = r.String()
-				if !math.IsNaN(r.Lo) && !math.IsNaN(r.Hi) && r.Mid != 0 {
-					hw = fmt.Sprintf("%.3f%%", 100*(r.Hi-r.Lo)/2/r.Mid)
-					if r.Lo > 1 || r.Hi < 1 {
-						ratio = "**" + ratio + "**"
-					}
+			switch {
+			case r.HasInterval():
+				ratio = fmt.Sprintf("%.5g [%.5g, %.5g]", r.Ratio, r.Lo, r.Hi)
+				hw = fmt.Sprintf("%.3f%%", 100*r.HalfWidth())
+				if r.Excludes(1) {
+					ratio = "**" + ratio + "**"
 				}
+			case r.N > 0:
+				ratio = fmt.Sprintf("%.5g (n=%d: no interval)", r.Ratio, r.N)
 			}
 			m.p("| %s | %s | %s | %s | %s | %s |\n", esc(p.num.Name.Full), esc(p.numConfig), esc(p.label), fmtCount(s), ratio, hw)
 		}

@@ -86,7 +86,7 @@ func TestInstructionsSection(t *testing.T) {
 		}
 	}
 	// The ratio of v2 to v1 is (1542+11)/(1030+11) in every round.
-	if want := fmt.Sprintf("**%.3g [", 1553.0/1041.0); !strings.Contains(out, want) {
+	if want := fmt.Sprintf("**%.5g [", 1553.0/1041.0); !strings.Contains(out, want) {
 		t.Errorf("section lacks the v2/v1 ratio %q:\n%s", want, out)
 	}
 }
