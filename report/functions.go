@@ -185,7 +185,7 @@ func fmtCount(s analysis.Summary) string {
 }
 
 // fmtShare2 shows a share of the total change; when the total change is
-// below 0.01% of the total, a share means nothing.
+// below 0.1% of the total, a share means nothing.
 func fmtShare2(share float64, d cachegrind.FuncDiff) string {
 	if !cachegrind.TotalChanged(d) {
 		return "— (total ≈ 0)"

@@ -71,7 +71,7 @@ func writeFuncChanges(w io.Writer, old, new *side) error {
 		}
 	}
 	if len(cells) == 0 {
-		fmt.Fprintln(w, "\nfunctions: no cell's instructions/op changed by more than 0.01%")
+		fmt.Fprintln(w, "\nfunctions: no cell's instructions/op changed by more than 0.1%")
 		return nil
 	}
 	slices.SortFunc(cells, func(a, b cell) int {

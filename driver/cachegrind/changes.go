@@ -90,9 +90,9 @@ func MedianFuncs(ms []map[string]float64) map[string]float64 {
 	return out
 }
 
-// TotalChanged reports whether the total changed by more than 0.01% (of
+// TotalChanged reports whether the total changed by more than 0.1% (of
 // the larger total): below that a function's share of the change is the
 // ratio of two small numbers and means nothing.
 func TotalChanged(d FuncDiff) bool {
-	return math.Abs(d.NewTotal-d.OldTotal) > 1e-4*math.Max(math.Abs(d.OldTotal), math.Abs(d.NewTotal))
+	return math.Abs(d.NewTotal-d.OldTotal) > 1e-3*math.Max(math.Abs(d.OldTotal), math.Abs(d.NewTotal))
 }
