@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
@@ -175,8 +175,6 @@ func measureUnitMeta() []store.UnitMeta {
 	return m
 }
 
-var procsSuffix = regexp.MustCompile(`-([0-9]+)$`)
-
 // measure runs the cell under Cachegrind once per timed result (one per
 // -test.cpu value) and returns the instructions results, named and labelled
 // like the timed ones so every comparison pairs them. A failure is kept
@@ -191,9 +189,7 @@ func (ms *measurer) measure(ctx context.Context, r *rounds, bin string, cell pla
 	for _, t := range timed {
 		cpu := 1
 		if ms.explicitCPU {
-			if m := procsSuffix.FindSubmatch(t.Name); m != nil {
-				cpu, _ = strconv.Atoi(string(m[1]))
-			}
+			cpu = analysis.ParseName("Benchmark" + string(t.Name.Full())).Procs
 		}
 		n, ok := ms.ns[measureKey(cell, cpu)]
 		if !ok {
