@@ -61,6 +61,9 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 		}
 	}
 	rounds, benchtime, est, err := f.Solve()
+	if err != nil && meas != nil {
+		return fmt.Errorf("%w (one cell took %s, most of it its two runs under valgrind)", err, cell.Round(time.Millisecond))
+	}
 	if err != nil {
 		return err
 	}
