@@ -234,7 +234,7 @@ type Calibration struct {
 const (
 	// TargetRel is the relative standard deviation of one figure that
 	// Calibrate aims for: (I(2N)−I(N)) must exceed √2·spread/TargetRel.
-	TargetRel = 5e-4
+	TargetRel = 2.5e-4
 	// MinSpread is the smallest run-to-run spread assumed, in
 	// instructions: two runs may agree by chance, and the runtime's
 	// background threads vary by about this much on a quiet machine.
