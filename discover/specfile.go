@@ -9,6 +9,7 @@ import (
 // SpecInput describes the experiment a spec file should hold.
 type SpecInput struct {
 	Name      string
+	Title     string // optional one-line title
 	Package   string // relative to the spec file's directory
 	Benches   []Bench
 	Configs   []Config
@@ -16,7 +17,8 @@ type SpecInput struct {
 	Benchtime string
 	CPU       []int
 	Axis      string // analysis axis, "" for none
-	By        string // crossover key, "" for none
+	By        string // the key whose values are compared, "" for none
+	Baseline  string // the value of By the others are divided by; "" for its first value
 }
 
 // Config is a named set of environment settings (KEY=VALUE).
@@ -29,16 +31,22 @@ type Config struct {
 var envKeys = map[string]string{
 	"GOEXPERIMENT": "goexperiment", "GOTOOLCHAIN": "gotoolchain", "GOMAXPROCS": "gomaxprocs",
 	"GOGC": "gogc", "GOMEMLIMIT": "gomemlimit", "GODEBUG": "godebug",
+	"PGO": "pgo", // the build flag -pgo: off, auto or a profile file
 }
 
 // SpecText writes a spec for the benchmarks. When they form a full sweep of
 // key=value levels, the levels become axes; otherwise the spec selects whole
-// benchmark functions (each run prints all of its sub-benchmarks) and a
-// comment says why.
+// benchmark functions (each run prints all of its sub-benchmarks), a
+// comment says why, and an analysis axis names a level key along which each
+// benchmark is analysed separately (see AxisGroups).
 func SpecText(in SpecInput) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by perflab from the benchmarks of package %s.\n", in.Package)
-	fmt.Fprintf(&b, "name = %s\ndriver = \"gotest\"\npackage = %s\nbenchmarks = [%s]\n", quote(in.Name), quote(in.Package), quoteList(Funcs(in.Benches)))
+	fmt.Fprintf(&b, "name = %s\n", quote(in.Name))
+	if in.Title != "" {
+		fmt.Fprintf(&b, "title = %s\n", quote(in.Title))
+	}
+	fmt.Fprintf(&b, "driver = \"gotest\"\npackage = %s\nbenchmarks = [%s]\n", quote(in.Package), quoteList(Funcs(in.Benches)))
 	axes, axesErr := Axes(in.Benches)
 	if axesErr == nil {
 		for _, a := range axes {
@@ -83,15 +91,35 @@ func SpecText(in SpecInput) (string, error) {
 			k, v, _ := strings.Cut(kv, "=")
 			field, ok := envKeys[k]
 			if !ok {
-				return "", fmt.Errorf("config %s: %s is not a setting perflab knows (use one of GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG)", c.Name, k)
+				return "", fmt.Errorf("config %s: %s is not a setting perflab knows (use one of GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG, PGO)", c.Name, k)
 			}
 			fmt.Fprintf(&b, "%s = %s\n", field, quote(v))
 		}
 	}
-	if in.Axis != "" && axes != nil {
-		fmt.Fprintf(&b, "\n[analysis]\naxis = %s\n", quote(in.Axis))
-		if in.By != "" {
+	hasAxis := func(key string) bool {
+		for _, a := range axes {
+			if a.Key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if in.Axis != "" && axes == nil {
+		fmt.Fprintf(&b, "\n# Each benchmark is analysed along its own %s values.\n", in.Axis)
+	}
+	// Without axes, analysis keys name the results' levels; with axes they
+	// must be axes.
+	by := in.By != "" && (axes == nil || hasAxis(in.By))
+	if in.Axis != "" || by {
+		b.WriteString("\n[analysis]\n")
+		if in.Axis != "" {
+			fmt.Fprintf(&b, "axis = %s\n", quote(in.Axis))
+		}
+		if by {
 			fmt.Fprintf(&b, "by = %s\n", quote(in.By))
+			if in.Baseline != "" && axes != nil {
+				fmt.Fprintf(&b, "baseline = %s\n", quote(in.Baseline))
+			}
 		}
 	}
 	return b.String(), nil
@@ -155,7 +183,7 @@ func ParseConfig(s string) (Config, error) {
 			return Config{}, fmt.Errorf("--config %q: %q is not KEY=VALUE", s, item)
 		}
 		if _, known := envKeys[k]; !known {
-			return Config{}, fmt.Errorf("--config %q: %s is not a setting perflab knows (use GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT or GODEBUG)", s, k)
+			return Config{}, fmt.Errorf("--config %q: %s is not a setting perflab knows (use GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG or PGO=off|auto|FILE)", s, k)
 		}
 		c.Env = append(c.Env, k+"="+v)
 	}

@@ -45,12 +45,26 @@ type Options struct {
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
 	Measure     string        // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
 	Progress    io.Writer     // progress lines; nil → discard
+	Verbose     bool          // a line per round even on a terminal
+
+	// NamesOnly limits the check before round 1 to the benchmark names
+	// (-test.list, which runs nothing); otherwise every planned cell is
+	// checked against one pass of the selection at one iteration each
+	// (see checkSelection).
+	NamesOnly bool
+	// NewRunIfChanged makes Resume start a new run with the stored run's
+	// plan when a test binary differs from the one the run recorded;
+	// without it such a resume is refused (*BinaryChangedError).
+	NewRunIfChanged bool
+	// Sources maps a config name to the directory its package source is
+	// taken from instead of the spec's directory (see source.go).
+	Sources map[string]string
 }
 
 // Result says how a run ended.
 type Result struct {
 	RunID       int64
-	Status      string // "complete", "interrupted" or "failed"
+	Status      string // "complete", "partial" (some cells or configs failed), "interrupted" or "failed"
 	RoundsDone  int
 	RoundsTotal int
 	Failures    int
@@ -60,13 +74,14 @@ type Result struct {
 // savedPlan is what a run needs to be resumed exactly: it is stored as the
 // run's note, beside the spec text and seed.
 type savedPlan struct {
-	Mode      string      `json:"mode"`
-	Rounds    int         `json:"rounds"`
-	Benchtime string      `json:"benchtime"`
-	CPU       []int       `json:"cpu,omitempty"`
-	NoProfile bool        `json:"no_profile,omitempty"`
-	Cells     []plan.Cell `json:"cells,omitempty"`
-	Measure   string      `json:"measure,omitempty"`
+	Mode      string            `json:"mode"`
+	Rounds    int               `json:"rounds"`
+	Benchtime string            `json:"benchtime"`
+	CPU       []int             `json:"cpu,omitempty"`
+	NoProfile bool              `json:"no_profile,omitempty"`
+	Cells     []plan.Cell       `json:"cells,omitempty"`
+	Sources   map[string]string `json:"sources,omitempty"`
+	Measure   string            `json:"measure,omitempty"`
 }
 
 // Run executes the experiment. Cancelling ctx stops the cell in flight,
@@ -89,8 +104,11 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if run.Status == "complete" {
-		return nil, fmt.Errorf("run %d is already complete; nothing to resume", runID)
+	if run.Status == "complete" || run.Status == "partial" {
+		return nil, fmt.Errorf("run %d is already %s; nothing to resume", runID, run.Status)
+	}
+	if err := checkOwner(run); err != nil {
+		return nil, err
 	}
 	var saved savedPlan
 	if err := json.Unmarshal([]byte(run.Note), &saved); err != nil || saved.Mode == "" {
@@ -99,6 +117,7 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	opt.Mode, opt.Rounds, opt.Benchtime, opt.CPU = saved.Mode, saved.Rounds, saved.Benchtime, saved.CPU
 	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, saved.Cells, run.Seed, 0
 	opt.Measure = saved.Measure
+	opt.Sources = saved.Sources
 	return execute(ctx, opt, run)
 }
 
@@ -141,6 +160,16 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if len(bins) == 0 {
 		return nil, errors.New("no configuration could be built; see the errors above")
 	}
+	if resume != nil {
+		if resume, err = checkBinaries(ctx, opt, resume, configRows, progress); err != nil {
+			return nil, err
+		}
+	} else if opt.Cells == nil {
+		if err := checkSelection(ctx, opt, p, timeout, bins, progress); err != nil {
+			return nil, err
+		}
+	}
+	mode.ProfileBenchtime = profileBenchtime(opt, p, mode)
 	meas, err := newMeasurer(ctx, opt, mode, p, bins, progress)
 	if err != nil {
 		return nil, err
@@ -154,15 +183,15 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 
 	run := resume
 	if run == nil {
-		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Measure: opt.Measure})
+		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Measure: opt.Measure})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
-			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note),
+			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
 		}
 		if _, err := opt.DB.CreateRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
-	} else if err := opt.DB.FinishRun(ctx, run.ID, "running"); err != nil {
+	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
 		return nil, err
 	}
 	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
@@ -189,7 +218,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		if err := recordEnv(ctx, opt, run.ID, "before", progress); err != nil {
 			return finish(statusFor(ctx), err)
 		}
-		if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta()); err != nil {
+		if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta(opt.Spec)); err != nil {
 			return finish("failed", err)
 		}
 	}
@@ -226,7 +255,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if ctx.Err() != nil {
 		return finish("interrupted", nil)
 	}
-	return finish("complete", nil)
+	return finish(endStatus(res, len(bins), len(configRows)), nil)
 }
 
 // makePlan lays out the cells: the given ones, or the spec's axis product.
@@ -308,11 +337,16 @@ func recordEnv(ctx context.Context, opt Options, runID int64, phase string, prog
 	return opt.DB.SetEnv(context.WithoutCancel(ctx), runID, kv)
 }
 
-func unitMeta() []store.UnitMeta {
-	// go test's own units (sec/op, B/op, allocs/op) are known to benchstat.
-	m := []store.UnitMeta{{Unit: "hits/op", Key: "better", Value: "higher"}}
+// unitMeta is the unit metadata stored with a run: which way perflab's
+// own benchmetrics units and the units the spec declares improve. go
+// test's own units (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
+func unitMeta(s *spec.Spec) []store.UnitMeta {
+	var m []store.UnitMeta
 	for _, u := range benchmetrics.Units {
 		m = append(m, store.UnitMeta{Unit: u.Unit, Key: "better", Value: strings.ToLower(u.Better)})
+	}
+	for _, u := range s.Units { // the spec's word wins (the store keeps the last value)
+		m = append(m, store.UnitMeta{Unit: u.Name, Key: "better", Value: u.Better})
 	}
 	return m
 }
@@ -327,14 +361,14 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 	var rows []store.Config
 	for _, c := range opt.Spec.Configs {
 		row := store.Config{Name: c.Name, BuildEnv: c.BuildEnv(), BuildFlags: c.BuildFlags(), ExecEnv: c.ExecEnv()}
-		key := c.BuildKey()
+		key := opt.buildKeyOf(c)
 		bin, ok := byKey[key]
 		var err error
 		if !ok {
 			if ferr, seen := failed[key]; seen {
 				err = ferr
 			} else {
-				b := gotest.Build{Dir: opt.Spec.Dir, Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
+				b := gotest.Build{Dir: opt.specDir(c.Name), Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
 				start := time.Now()
 				var cached bool
 				bin, cached, err = gotest.Compile(ctx, b)
@@ -396,6 +430,7 @@ type rounds struct {
 	progress io.Writer
 	res      *Result
 	meas     *measurer // nil unless instructions are measured too
+	failed   int       // failed cell runs in the rounds run here
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -470,12 +505,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		}
 		r.res.RoundsDone++
 		r.res.Failures += len(failures)
-		if tty {
-			fmt.Fprint(r.progress, "\r\033[K")
-		}
-		fmt.Fprintf(r.progress, "perflab: round %d/%d stored: %d results, %d failed cells, %s elapsed, %s\n",
-			round, r.plan.Rounds, len(results), len(failures), time.Since(start).Round(time.Second), eta(start, cellsRun, total))
+		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
 	}
+	r.roundsEnd(tty, start)
 	return nil
 }
 
@@ -489,7 +521,7 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 	}
 	cfg := r.config(cell.Config)
 	out, err := gotest.Run(ctx, gotest.Invocation{
-		Binary: bin, Dir: packageDir(r.opt.Spec), Bench: re, Benchtime: r.mode.Benchtime,
+		Binary: bin, Dir: r.opt.packageDirOf(cell.Config), Bench: re, Benchtime: r.mode.Benchtime,
 		CPU: r.mode.CPU, Env: cfg.ExecEnv(), Timeout: r.timeout,
 	})
 	for i, res := range out {
@@ -535,6 +567,9 @@ func eta(start time.Time, done, total int) string {
 }
 
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -574,14 +609,14 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 	if err != nil {
 		return
 	}
-	benchtime := cmpOr(mode.ProfileBenchtime, profileBenchtime)
+	benchtime := mode.ProfileBenchtime
 	for _, c := range opt.Spec.Configs {
 		bin, ok := bins[c.Name]
 		if !ok || ctx.Err() != nil {
 			continue
 		}
 		start := time.Now()
-		inv := gotest.Invocation{Binary: bin, Dir: packageDir(opt.Spec), Benchtime: benchtime,
+		inv := gotest.Invocation{Binary: bin, Dir: opt.packageDirOf(c.Name), Benchtime: benchtime,
 			CPU: mode.CPU, Env: c.ExecEnv(), Timeout: 5 * time.Minute}
 		if mode.Profile != "cell" {
 			inv.Bench = selectAll(opt.Spec, values)
@@ -599,7 +634,18 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 				profileOne(ctx, opt, res, inv, c.Name, cell.Name(), filepath.Join(res.Artifacts, c.Name, slug(cell.Name())), progress)
 			}
 		}
-		fmt.Fprintf(progress, "perflab: profiles for %s written under %s (%s)\n", c.Name, filepath.Join(res.Artifacts, c.Name), time.Since(start).Round(time.Millisecond))
+		cells := 0
+		for _, cell := range p.Cells {
+			if cell.Config == c.Name {
+				cells++
+			}
+		}
+		span := ""
+		if d := profileSpan(benchtime, cells, len(mode.CPU)); d > 0 {
+			span = fmt.Sprintf(", ≈%s of benchmark time in the CPU profile", d.Round(time.Millisecond))
+		}
+		fmt.Fprintf(progress, "perflab: profiles for %s written under %s: %d cells at benchtime %s%s (%s in all)\n",
+			c.Name, filepath.Join(res.Artifacts, c.Name), cells, benchtime, span, time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -636,7 +682,3 @@ func slug(name string) string {
 		return '_'
 	}, name)
 }
-
-// profileBenchtime is each benchmark's time in the profiling pass: long
-// enough for a CPU profile to see it, short enough to keep a trace small.
-const profileBenchtime = "10ms"

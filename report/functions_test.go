@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/driver/cachegrind"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
@@ -18,7 +21,7 @@ import (
 // two variants of BenchmarkWork: v2 spends 512 more instructions per op in
 // checksum; v=b 24 more than v=a in workA. Each cell has a functions
 // artifact.
-func instructionsInput(t *testing.T) *Input {
+func instructionsInput(t *testing.T) *findings.Run {
 	var b strings.Builder
 	dir := t.TempDir()
 	recs := map[string][]cachegrind.FuncRecord{}
@@ -43,7 +46,7 @@ func instructionsInput(t *testing.T) *Input {
 			recs[k] = append(recs[k], cachegrind.FuncRecord{Round: r, Name: c.name, N: 100000, Funcs: c.funcs})
 		}
 	}
-	in := stageInput(t, b.String())
+	in := findings.Input{Results: parseResults(t, b.String()), Opt: analysis.DefaultOptions(), Run: &store.Run{Experiment: "planted"}}
 	in.Configs = []store.Config{{Name: "v1"}, {Name: "v2"}}
 	in.Env = []store.KV{{Key: "valgrind", Value: "valgrind-3.19.0"}, {Key: "instructions", Value: "Cachegrind --cache-sim=no"}}
 	for k, rs := range recs {
@@ -59,15 +62,29 @@ func instructionsInput(t *testing.T) *Input {
 		}
 		in.Artifacts = append(in.Artifacts, store.Artifact{Config: config, Cell: name, Kind: cachegrind.ArtifactKind, Path: path})
 	}
-	return in
+	return findings.Of(in)
+}
+
+func parseResults(t *testing.T, text string) []*benchfmt.Result {
+	t.Helper()
+	var results []*benchfmt.Result
+	r := benchfmt.NewReader(strings.NewReader(text), "instructions.txt")
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok {
+			results = append(results, res.Clone())
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return results
 }
 
 func TestInstructionsSection(t *testing.T) {
-	in := instructionsInput(t)
 	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	(&md{w: w, in: in}).instructions()
-	w.Flush()
+	if err := Markdown(&buf, instructionsInput(t)); err != nil {
+		t.Fatal(err)
+	}
 	out := buf.String()
 	for _, want := range []string{
 		"## Instructions per op (Cachegrind)",
@@ -75,10 +92,10 @@ func TestInstructionsSection(t *testing.T) {
 		"multi-goroutine benchmarks ran serialised under valgrind",
 		"| BenchmarkWork/v=b | v1 | v=b / v=a |",
 		"| BenchmarkSum/n=256 | v2 | v2 / v1 |",
-		"### Functions whose instructions changed most",
-		"**BenchmarkSum/n=256** (v2 / v1)",
+		"Functions whose instructions changed most",
+		"BenchmarkSum/n=256 (v2 / v1)",
 		"| `planted.checksum` | 1030 | 1542 | +512 | 100% |",
-		"**BenchmarkWork/v=b** (v=b / v=a)",
+		"BenchmarkWork/v=b (v=b / v=a)",
 		"| `planted.workA` | 1206 | 1230 | +24 | 100% |",
 	} {
 		if !strings.Contains(out, want) {
@@ -92,12 +109,8 @@ func TestInstructionsSection(t *testing.T) {
 }
 
 func TestInstructionsSectionAbsentWithoutCounts(t *testing.T) {
-	in := stageInput(t, "config: a\nround: 1\nBenchmarkX 10 5 ns/op\n")
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	(&md{w: w, in: in}).instructions()
-	w.Flush()
-	if buf.Len() != 0 {
-		t.Errorf("a run without instructions got a section:\n%s", buf.String())
+	f := findings.Of(findings.Input{Results: parseResults(t, "config: a\nround: 1\nBenchmarkX 10 5 ns/op\n"), Opt: analysis.DefaultOptions(), Run: &store.Run{}})
+	if s := instructionsSection(f); s != nil {
+		t.Errorf("a run without instructions got a section: %+v", s)
 	}
 }

@@ -27,6 +27,7 @@ type rawSpec struct {
 	Configs     []rawConfig     `toml:"config"`
 	Analysis    Analysis        `toml:"analysis"`
 	Claims      []Claim         `toml:"claim"`
+	Units       []Unit          `toml:"unit"`
 }
 
 type rawAxis struct {
@@ -46,6 +47,7 @@ type rawConfig struct {
 	GOMEMLIMIT   flexText `toml:"gomemlimit"`
 	GODEBUG      string   `toml:"godebug"`
 	Modfile      string   `toml:"modfile"`
+	PGO          string   `toml:"pgo"`
 }
 
 // flexText receives the text of a TOML string, integer or float as written.

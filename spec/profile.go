@@ -7,8 +7,8 @@ import (
 	"unicode"
 )
 
-// Validation of the check kind "profile", the config field modfile and the
-// analysis field scaling.
+// Validation of the check kind "profile", the config fields modfile and pgo
+// and the analysis field scaling.
 
 // Profile shares a check of kind "profile" can name in unit; package
 // profshare defines them.
@@ -97,4 +97,15 @@ func (v *validator) scaling() {
 			return
 		}
 	}
+}
+
+// pgo validates the config field pgo written at path: "off", "auto" or a
+// profile file's path without spaces.
+func (v *validator) pgo(path, config, pgo string) string {
+	switch {
+	case pgo == "" || pgo == "off" || pgo == "auto":
+	case strings.ContainsFunc(pgo, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) || strings.HasPrefix(pgo, "-"):
+		v.at(path, "config %q pgo %q must be \"off\", \"auto\" or the path of a CPU profile (relative to the spec's directory, without spaces), such as \"default.pgo\"", config, pgo)
+	}
+	return pgo
 }

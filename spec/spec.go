@@ -39,6 +39,7 @@ type Spec struct {
 	Configs     []Config        `toml:"config"`      // build/exec configurations; never empty after Parse
 	Analysis    Analysis        `toml:"analysis"`    // what knees and crossovers are computed on
 	Claims      []Claim         `toml:"claim"`       // published claims to give verdicts on
+	Units       []Unit          `toml:"unit"`        // which way units improve (see [Unit])
 
 	File   string `toml:"-"` // path given to Parse or Load
 	Dir    string `toml:"-"` // directory of File, against which Package is resolved
@@ -64,7 +65,7 @@ type Mode struct {
 	// pass per config over all cells), "cell" (one pass per cell, for
 	// per-cell profile figures) or "off".
 	Profile          string `toml:"profile"`
-	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default "10ms"
+	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default: 1s per config spread over its cells
 	// Measure adds measurements beside wall time: "instructions" (per op,
 	// under valgrind's Cachegrind) or "instructions,cache" (and simulated
 	// cache misses); see ParseMeasure. Empty measures time only.
@@ -87,6 +88,11 @@ type Config struct {
 	// -modfile), relative to the spec's directory: e.g. a go.mod with an
 	// older go line for a config whose GOTOOLCHAIN predates the module's.
 	Modfile string `toml:"modfile"`
+	// PGO is the build flag -pgo: "off", "auto" (the go command's
+	// default: default.pgo of the main package, if any) or a CPU profile
+	// file, relative to the spec's directory or absolute. Two configs that
+	// differ only in PGO measure what profile-guided optimisation gains.
+	PGO string `toml:"pgo"`
 }
 
 // BuildEnv returns "GOEXPERIMENT=…" and "GOTOOLCHAIN=…" for the fields that
@@ -104,7 +110,7 @@ func (c Config) BuildEnv() []string {
 }
 
 // BuildFlags returns the go build flags of the config: "-tags=a,b" (tags
-// sorted), "-gcflags=…" and "-modfile=…", for the fields that are set.
+// sorted), "-gcflags=…", "-modfile=…" and "-pgo=…", for the fields that are set.
 func (c Config) BuildFlags() []string {
 	var flags []string
 	if len(c.Tags) > 0 {
@@ -118,6 +124,9 @@ func (c Config) BuildFlags() []string {
 	}
 	if c.Modfile != "" {
 		flags = append(flags, "-modfile="+c.Modfile)
+	}
+	if c.PGO != "" {
+		flags = append(flags, "-pgo="+c.PGO)
 	}
 	return flags
 }

@@ -1,0 +1,468 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perflab/perflab/builtin"
+	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/discover"
+	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/revision"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+var cmdAB = &command{
+	rank:    16,
+	name:    "ab",
+	summary: "did my change make it faster? two revisions interleaved in one run, with a verdict",
+	usage:   "OLD [NEW] [PKG] [-bench REGEX] [--budget D] [--fail-on RULES] [--markdown FILE] [flags]",
+	help: `
+AB answers "did my change make it faster?". It builds the package's test
+binary at two revisions of its git repository, OLD and NEW, and runs the
+selected benchmarks as cells × {old, new} in interleaved, shuffled rounds,
+so drift of the machine hits both sides alike and every round gives one
+paired new/old ratio. It prints, per benchmark and unit, the old and new
+medians, the paired change new/old with its confidence interval (the
+Hodges–Lehmann estimate of the per-round log-ratios with the Wilcoxon
+signed-rank interval), the p-value adjusted across rows (Benjamini–
+Hochberg), a verdict (faster, slower, or no difference at the precision
+reached, ±half the interval), and the paired geomean. The run is stored
+like any other: report, HTML, serve, history.
+
+OLD and NEW are git revisions (a commit, branch, tag, HEAD~1, …) or
+directories. NEW defaults to the working tree, uncommitted changes
+included. Revisions are exported into perflab's cache (git archive) and
+the working tree is copied there (tracked files as they are on disk, and
+untracked files git does not ignore), so your working tree and index are
+never touched. A directory is used in place and stands for the module
+directory; write it as an absolute path or starting with ../ when it is
+NEW, since "." and "./x" are package patterns. PKG is one package, "." by
+default, relative to the module directory (-C).
+
+Benchmarks that exist on one side only are listed, not compared. A side
+that does not build is named and ab exits 1.
+
+--fail-on makes ab a CI gate: it exits 1 when a row's paired interval lies
+wholly beyond a rule's limit and the row is significant after
+Benjamini–Hochberg across the rows of its unit ("sec/op>+5%" fails on
+slow-downs of more than 5%). --markdown writes a summary for a pull-request
+comment or $GITHUB_STEP_SUMMARY.
+
+--config pairs compare other axes of the same question: the first applies
+to OLD, the second to NEW, e.g. the same revision with GOGC changed, or
+with PGO off against a profile (PGO=off, PGO=auto or PGO=FILE).
+
+Examples:
+  perflab ab HEAD~1                        # the last commit + your uncommitted changes vs its parent
+  perflab ab main HEAD ./codec -bench Encode --budget 2m
+  perflab ab "$BASE_SHA" HEAD ./pkg -bench . --fail-on 'sec/op>+5%' --markdown "$GITHUB_STEP_SUMMARY"
+  perflab ab HEAD HEAD . --config old:PGO=off --config new:PGO=cpu.pprof
+  perflab ab /src/lib-v1 /src/lib-v2 ./parse`,
+}
+
+type abFlags struct {
+	runFlags
+	dir      string
+	regex    string
+	cpu      string
+	configs  multiFlag
+	failOn   string
+	markdown string
+}
+
+func (f *abFlags) declare(fs *flag.FlagSet) {
+	f.dbFlag(fs)
+	f.alphaFlag(fs)
+	fs.StringVar(&f.dir, "C", ".", "the module's `dir` (in the git repository OLD and NEW refer to)")
+	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
+	fs.IntVar(&f.rounds, "rounds", 10, "interleaved rounds (--budget chooses them instead)")
+	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
+	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,4")
+	fs.Var(&f.configs, "config", "`NAME:KEY=VAL,...` settings of one side (GOEXPERIMENT, GOGC, GODEBUG, PGO, …); give two: OLD's, then NEW's")
+	f.engineFlags(fs)
+	fs.StringVar(&f.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%': exit 1 on a significant change wholly beyond a limit")
+	fs.StringVar(&f.markdown, "markdown", "", "also write a Markdown summary to `file` (a PR comment, $GITHUB_STEP_SUMMARY)")
+}
+
+// abSide is one side of an A/B run: its source and its settings.
+type abSide struct {
+	name  string // "old" or "new": the config's name in the run
+	src   *revision.Source
+	env   []string // settings from --config (GOGC=off, PGO=/abs/cpu.pprof, …)
+	label string   // the --config name, when one was given
+}
+
+// Label names the side for people: the revision and any settings.
+func (s abSide) Label() string {
+	l := s.src.Label()
+	if s.label != "" || len(s.env) > 0 {
+		l += " [" + s.label
+		if len(s.env) > 0 {
+			if s.label != "" {
+				l += ": "
+			}
+			l += strings.Join(s.env, ",")
+		}
+		l += "]"
+	}
+	return l
+}
+
+func (s abSide) config() discover.Config { return discover.Config{Name: s.name, Env: s.env} }
+
+func init() {
+	define(cmdAB, func(f *abFlags, pos []string, stdout, stderr io.Writer) error {
+		oldArg, newArg, pkg, err := splitABArgs(pos)
+		if err != nil {
+			return err
+		}
+		var rules []compare.Threshold
+		if f.failOn != "" {
+			if rules, err = compare.ParseThresholds(f.failOn); err != nil {
+				return fmt.Errorf("--fail-on: %w", err)
+			}
+		}
+		cpu, err := parseCPU(f.cpu)
+		if err != nil {
+			return err
+		}
+		if f.rounds < 1 {
+			return errors.New("--rounds must be at least 1")
+		}
+		sides, err := abSettings(f.configs)
+		if err != nil {
+			return err
+		}
+		if f.cache == "" {
+			if f.cache, err = builtin.CacheDir(); err != nil {
+				return err
+			}
+		}
+		ctx, stop := interruptible()
+		defer stop()
+
+		if err := abSources(ctx, f.dir, [2]string{oldArg, newArg}, f.cache, sides[:]); err != nil {
+			return err
+		}
+		for _, sd := range sides {
+			fmt.Fprintf(stderr, "perflab ab: %s = %s\n", sd.name, sd.Label())
+		}
+		benches, err := abBenches(ctx, f, sides, pkg, stderr)
+		if err != nil {
+			return err
+		}
+		common, onlyOld, onlyNew := splitBenches(benches[0], benches[1])
+		if len(common) == 0 {
+			return fmt.Errorf("no benchmark matching %q exists on both sides (old has %d, new %d), so there is nothing to compare; check -bench and the package", f.regex, len(benches[0]), len(benches[1]))
+		}
+
+		title := fmt.Sprintf("old %s vs new %s", sides[0].Label(), sides[1].Label())
+		text, err := discover.SpecText(discover.SpecInput{
+			Name: "ab-" + abName(f.dir, pkg), Title: title, Package: pkg,
+			Benches: common, Configs: []discover.Config{sides[0].config(), sides[1].config()},
+			Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu,
+		})
+		if err != nil {
+			return err
+		}
+		s, err := spec.Parse(filepath.Join(sides[0].src.ModDir, "perflab-ab.toml"), []byte(text))
+		if err != nil {
+			return fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
+		}
+		db, err := openDB(f.db, false)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		res, err := engine.Run(ctx, engine.Options{
+			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
+			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
+			Cells: discover.Cells(common, []string{"old", "new"}), NoProfile: f.noProfile, Progress: stderr,
+			Sources: map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir},
+		})
+		if res != nil {
+			kv := []store.KV{{Key: "ab-old", Value: sides[0].Label()}, {Key: "ab-new", Value: sides[1].Label()}}
+			if serr := db.SetEnv(context.WithoutCancel(ctx), res.RunID, kv); serr != nil && err == nil {
+				err = serr
+			}
+		}
+		// The run's own summary and report paths go to stderr with the
+		// progress, so stdout holds the comparison alone.
+		if err := afterRun(ctx, db, res, err, f.runFlags, stderr, stderr); err != nil {
+			return err
+		}
+		return abVerdict(context.WithoutCancel(ctx), db, res, f, sides, rules, onlyOld, onlyNew, stdout, stderr)
+	})
+}
+
+// splitABArgs reads OLD [NEW] [PKG]: the argument after OLD is NEW unless
+// it is a package pattern ("." or starting with "./", or holding "...").
+func splitABArgs(pos []string) (old, new, pkg string, err error) {
+	if len(pos) == 0 {
+		return "", "", "", errors.New(`want OLD (a git revision or a directory), e.g. "perflab ab HEAD~1" or "perflab ab main HEAD ./pkg"`)
+	}
+	old, rest := pos[0], pos[1:]
+	if isPackagePattern(old) {
+		return "", "", "", fmt.Errorf("OLD %q looks like a package; give OLD (a revision, or a directory as an absolute or ../ path) first", old)
+	}
+	if len(rest) > 0 && !isPackagePattern(rest[0]) {
+		new, rest = rest[0], rest[1:]
+	}
+	switch len(rest) {
+	case 0:
+		pkg = "."
+	case 1:
+		pkg = rest[0]
+	default:
+		return "", "", "", fmt.Errorf("want one package after OLD and NEW, got %q; run ab once per package", rest)
+	}
+	if strings.Contains(pkg, "...") {
+		return "", "", "", fmt.Errorf("package %q: ab builds one package's test binary; name one package, not a pattern", pkg)
+	}
+	return old, new, pkg, nil
+}
+
+func isPackagePattern(s string) bool {
+	return s == "." || strings.HasPrefix(s, "./") || strings.Contains(s, "...")
+}
+
+// abSettings returns the sides old and new with the settings of the two
+// --config values, if given (their names become labels). A relative PGO
+// profile is made absolute, so both sides read the same file.
+func abSettings(given []string) ([2]abSide, error) {
+	out := [2]abSide{{name: "old"}, {name: "new"}}
+	switch len(given) {
+	case 0:
+		return out, nil
+	case 2:
+	default:
+		return out, fmt.Errorf("--config: give none or two (OLD's settings, then NEW's), got %d; e.g. --config base --config gogc-off:GOGC=off", len(given))
+	}
+	for i, g := range given {
+		c, err := discover.ParseConfig(g)
+		if err != nil {
+			return out, err
+		}
+		for j, kv := range c.Env {
+			if v, ok := strings.CutPrefix(kv, "PGO="); ok && v != "off" && v != "auto" {
+				abs, err := filepath.Abs(v)
+				if err != nil {
+					return out, err
+				}
+				if st, err := os.Stat(abs); err != nil || st.IsDir() {
+					return out, fmt.Errorf("--config %s: PGO=%s is not a readable profile file; give a CPU profile (go test -cpuprofile) or off", g, v)
+				}
+				c.Env[j] = "PGO=" + abs
+			}
+		}
+		out[i].env = c.Env
+		if c.Name != out[i].name {
+			out[i].label = c.Name
+		}
+	}
+	return out, nil
+}
+
+// abSources materialises OLD and NEW ("" is the working tree).
+func abSources(ctx context.Context, dir string, args [2]string, cache string, sides []abSide) error {
+	repo, repoErr := revision.Open(ctx, dir)
+	for i, arg := range args {
+		var err error
+		if repo == nil {
+			if arg == "" {
+				return fmt.Errorf("NEW defaults to the working tree, but %v", repoErr)
+			}
+			if sides[i].src, err = revision.Directory(arg); err != nil {
+				return fmt.Errorf("%s %q: %v; and it is no revision: %v", sides[i].name, arg, err, repoErr)
+			}
+			continue
+		}
+		if sides[i].src, err = repo.Materialize(ctx, arg, cache); err != nil {
+			return fmt.Errorf("%s: %w", strings.ToUpper(sides[i].name), err)
+		}
+	}
+	return nil
+}
+
+// abBenches builds each side's test binary and lists its benchmarks. A
+// side that does not build is named; both are tried before giving up.
+func abBenches(ctx context.Context, f *abFlags, sides [2]abSide, pkg string, stderr io.Writer) ([2][]discover.Bench, error) {
+	var out [2][]discover.Bench
+	var failed []string
+	for i, sd := range sides {
+		s, err := spec.Parse(filepath.Join(sd.src.ModDir, "perflab-ab.toml"), []byte(abProbeSpec(sd)))
+		if err != nil {
+			return out, err
+		}
+		c := s.Configs[0]
+		bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: sd.src.ModDir, Package: pkg, Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: filepath.Join(f.cache, "bin")})
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			fmt.Fprintf(stderr, "perflab ab: %s (%s) does not build:\n%s\n", sd.name, sd.Label(), indentText(err.Error()))
+			failed = append(failed, sd.name)
+			continue
+		}
+		out[i], err = discover.List(ctx, bin, filepath.Join(sd.src.ModDir, filepath.FromSlash(pkg)), f.regex)
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			fmt.Fprintf(stderr, "perflab ab: %s: %v\n", sd.name, err)
+		}
+	}
+	if len(failed) > 0 {
+		return out, fmt.Errorf("%s does not build (see above); nothing was measured", strings.Join(failed, " and "))
+	}
+	return out, nil
+}
+
+// abProbeSpec is a one-config spec holding a side's settings, so its
+// build flags and environment come from spec.Config like the run's.
+func abProbeSpec(sd abSide) string {
+	text, err := discover.SpecText(discover.SpecInput{Name: "probe", Package: ".", Benches: []discover.Bench{{Func: "BenchmarkX"}}, Configs: []discover.Config{sd.config()}})
+	if err != nil {
+		return ""
+	}
+	return text
+}
+
+func indentText(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// splitBenches returns the benchmarks on both sides (in old's order) and
+// those on one side only.
+func splitBenches(old, new []discover.Bench) (common, onlyOld, onlyNew []discover.Bench) {
+	inNew := map[string]bool{}
+	for _, b := range new {
+		inNew[b.Name()] = true
+	}
+	inOld := map[string]bool{}
+	for _, b := range old {
+		inOld[b.Name()] = true
+		if inNew[b.Name()] {
+			common = append(common, b)
+		} else {
+			onlyOld = append(onlyOld, b)
+		}
+	}
+	for _, b := range new {
+		if !inOld[b.Name()] {
+			onlyNew = append(onlyNew, b)
+		}
+	}
+	return common, onlyOld, onlyNew
+}
+
+// abVerdict compares the run's old and new configs round by round, prints
+// the table, writes the Markdown summary and applies the gate.
+func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags, sides [2]abSide, rules []compare.Threshold,
+	onlyOld, onlyNew []discover.Bench, stdout, stderr io.Writer) error {
+	results, err := db.Results(ctx, res.RunID)
+	if err != nil {
+		return err
+	}
+	meta, err := db.UnitMeta(ctx, res.RunID)
+	if err != nil {
+		return err
+	}
+	pr := compare.ComparePaired(results, "old", "new", f.options(), compare.Directions(storedMeta(meta)))
+	for _, b := range onlyOld {
+		pr.OnlyOld = append(pr.OnlyOld, b.Name())
+	}
+	for _, b := range onlyNew {
+		pr.OnlyNew = append(pr.OnlyNew, b.Name())
+	}
+	fails, unmatched := pr.Check(rules)
+	fmt.Fprintf(stdout, "\nold: %s\nnew: %s\n%d interleaved rounds, paired new/old\n\n", sides[0].Label(), sides[1].Label(), res.RoundsDone)
+	if err := pr.WriteText(stdout, fails); err != nil {
+		return err
+	}
+	pr.WriteImprecise(stderr, rules)
+	if f.markdown != "" {
+		var footer []string
+		footer = append(footer, fmt.Sprintf("old: %s", sides[0].Label()), fmt.Sprintf("new: %s", sides[1].Label()),
+			fmt.Sprintf("perflab run %d: %d interleaved rounds; each change is the Hodges–Lehmann estimate of the per-round new/old ratios with its %.0f%% Wilcoxon signed-rank interval.", res.RunID, res.RoundsDone, (1-pr.Alpha)*100))
+		if env, err := db.Env(ctx, res.RunID); err == nil {
+			for _, k := range []string{"cpu", "noise-before", "noise-after"} {
+				if v := envValue(env, k); v != "" {
+					footer = append(footer, k+": "+v)
+				}
+			}
+		}
+		title := "perflab ab: " + shortTitle(sides)
+		if err := writeFileWith(f.markdown, func(w io.Writer) error { return pr.WriteMarkdown(w, title, rules, fails, footer) }); err != nil {
+			return fmt.Errorf("--markdown: %w", err)
+		}
+		fmt.Fprintf(stderr, "perflab ab: summary written to %s\n", f.markdown)
+	}
+	if len(unmatched) > 0 {
+		var names []string
+		for _, u := range unmatched {
+			names = append(names, u.String())
+		}
+		return fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", "))
+	}
+	if len(fails) > 0 {
+		fmt.Fprintf(stderr, "perflab ab: %d significant changes beyond --fail-on %s\n", len(fails), f.failOn)
+		for _, fl := range fails {
+			fmt.Fprintf(stderr, "  %s [%s]: %s %s, p=%.3g, breaks %s\n", fl.Row.Name, fl.Row.Unit,
+				compare.FormatDelta(fl.Row.Delta), compare.FormatCI(fl.Row), fl.Row.P, fl.Threshold.Text)
+		}
+		return errExit1
+	}
+	return nil
+}
+
+// abName names the experiment after the package's directory in the
+// user's module, not after its copy in the cache.
+func abName(dir, pkg string) string {
+	abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(pkg)))
+	if err != nil {
+		return "bench"
+	}
+	return sanitizeName(filepath.Base(abs))
+}
+
+func shortTitle(sides [2]abSide) string {
+	name := func(s abSide) string {
+		t := "`" + s.src.Short() + "`"
+		if s.src.Kind == revision.Worktree {
+			t = "working tree"
+		}
+		if s.label != "" {
+			t += " [" + s.label + "]"
+		}
+		return t
+	}
+	return name(sides[0]) + " → " + name(sides[1])
+}
+
+// writeFileWith writes a file through write; appending when it exists and
+// is $GITHUB_STEP_SUMMARY, which other steps share.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if path == os.Getenv("GITHUB_STEP_SUMMARY") {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	file, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := write(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}

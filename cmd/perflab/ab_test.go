@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/store"
+)
+
+// gitIn runs git in dir with a fixed identity, no optional locks and no
+// user configuration.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func writeIn(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const workGo = `// Package work has one CPU-bound function whose cost is linear in n.
+package work
+
+// N is how much work one call does.
+const N = %d
+
+// Work runs n steps of a xorshift generator, a chain of dependent operations.
+func Work(n int) uint64 {
+	x := uint64(88172645463325252)
+	for i := 0; i < n; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+`
+
+// abRepo makes a throwaway repository: the first commit's BenchmarkWork
+// does 1000 steps, the second's `steps` (and adds BenchmarkWorkExtra, which
+// exists on the new side only).
+func abRepo(t *testing.T, steps int) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	writeIn(t, dir, map[string]string{
+		"go.mod":  "module example.com/work\n\ngo 1.22\n",
+		"work.go": fmt.Sprintf(workGo, 1000),
+		"work_test.go": `package work
+
+import "testing"
+
+var sink uint64
+
+func BenchmarkWork(b *testing.B) {
+	for range b.N {
+		sink = Work(N)
+	}
+}
+`})
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "work: 1000 steps")
+	writeIn(t, dir, map[string]string{
+		"work.go":       fmt.Sprintf(workGo, steps),
+		"extra_test.go": "package work\n\nimport \"testing\"\n\nfunc BenchmarkWorkExtra(b *testing.B) {\n\tfor range b.N {\n\t\tsink = Work(1)\n\t}\n}\n",
+	})
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", fmt.Sprintf("work: %d steps", steps))
+	return dir
+}
+
+// repoState is what ab must leave alone: the porcelain status and the
+// index file's bytes.
+func repoState(t *testing.T, dir string) string {
+	t.Helper()
+	idx, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("index %x\n%s", sha256.Sum256(idx), gitIn(t, dir, "status", "--porcelain", "--untracked-files=all"))
+}
+
+// TestABDetectsSlowdown runs the path "perflab ab HEAD~1 HEAD . --fail-on"
+// takes in CI, on a commit that makes BenchmarkWork do twice the work (a
+// change large enough to be found in seconds on a busy machine): the gate
+// fails, the change is reported with an interval above 0, the benchmark
+// only the new side has is listed, and the run is stored.
+func TestABDetectsSlowdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	repo := abRepo(t, 2000)
+	tmp := t.TempDir()
+	db, md := filepath.Join(tmp, "perflab.db"), filepath.Join(tmp, "summary.md")
+	out, stderr, code := perflab(t, "ab", "HEAD~1", "HEAD", ".", "-C", repo, "-bench", "Work", "--budget", "12s", "--benchtime", "20ms",
+		"--fail-on", "sec/op>+1%", "--markdown", md, "--no-profile",
+		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
+	if code != 1 {
+		t.Fatalf("ab exited %d, want 1 (the gate fails)\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"work: 1000 steps", "work: 2000 steps", "slower  FAIL sec/op>+1%", "only in new (not compared): BenchmarkWorkExtra"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(stderr, "1 significant changes beyond --fail-on sec/op>+1%") || !strings.Contains(stderr, "report.html") {
+		t.Errorf("stderr does not name the gate failure:\n%s", stderr)
+	}
+	summary, err := os.ReadFile(md)
+	if err != nil || !strings.Contains(string(summary), "**Gate `sec/op>+1%`: failed**") || !strings.Contains(string(summary), "🔴 slower") {
+		t.Errorf("markdown summary (%v):\n%s", err, summary)
+	}
+
+	// The stored run holds both configs, labelled, and the paired ratio
+	// computed from it shows the slow-down.
+	d, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	run, err := d.LatestRun(ctx)
+	if err != nil || run.Status != "complete" || run.Experiment != "ab-"+sanitizeName(filepath.Base(repo)) {
+		t.Fatalf("stored run = %+v, %v", run, err)
+	}
+	env, _ := d.Env(ctx, run.ID)
+	if !strings.Contains(envValue(env, "ab-old"), "work: 1000 steps") || !strings.Contains(envValue(env, "ab-new"), "work: 2000 steps") {
+		t.Errorf("the run's labels: old %q, new %q", envValue(env, "ab-old"), envValue(env, "ab-new"))
+	}
+	results, err := d.Results(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := compare.ComparePaired(results, "old", "new", analysis.DefaultOptions(), nil)
+	if len(pr.Rows) == 0 {
+		t.Fatal("no paired rows in the stored run")
+	}
+	r := pr.Rows[0]
+	if r.Unit != "sec/op" || !(r.Ratio.Lo > 1.01) || r.Ratio.Ratio < 1.5 || r.Ratio.Ratio > 2.6 {
+		t.Errorf("paired ratio %+v, want about 2 with an interval above 1.01", r.Ratio)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "runs", fmt.Sprintf("run-%d", run.ID), "report.html")); err != nil {
+		t.Errorf("no HTML report: %v", err)
+	}
+}
+
+// TestABLeavesTheWorkingTreeAlone compares HEAD with the working tree
+// (NEW's default) while the tree holds staged, unstaged and untracked
+// changes that do not change the code: the gate passes, and the status and
+// the index file are byte for byte what they were.
+func TestABLeavesTheWorkingTreeAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	repo := abRepo(t, 1000)
+	writeIn(t, repo, map[string]string{"NOTES": "staged\n"})
+	gitIn(t, repo, "add", "NOTES")
+	writeIn(t, repo, map[string]string{
+		"work.go":   fmt.Sprintf(workGo, 1000) + "\n// An uncommitted comment.\n",
+		"untracked": "untracked\n",
+	})
+	before := repoState(t, repo)
+	tmp := t.TempDir()
+	out, stderr, code := perflab(t, "ab", "HEAD", "-C", repo, "-bench", "Work$", "--rounds", "6", "--benchtime", "20ms",
+		"--fail-on", "sec/op>+10%", "--no-profile",
+		"--db", filepath.Join(tmp, "perflab.db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
+	if code != 0 {
+		t.Fatalf("ab exited %d, want 0 (same code on both sides)\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "new: working tree: HEAD") || !strings.Contains(out, "uncommitted changes") {
+		t.Errorf("output does not label the working tree:\n%s", out)
+	}
+	if after := repoState(t, repo); after != before {
+		t.Errorf("ab changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if wt := gitIn(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 1 {
+		t.Errorf("git worktree list = %q: ab left a worktree behind", wt)
+	}
+}
+
+// TestABSideDoesNotBuild: a NEW that does not compile is named and nothing
+// is measured.
+func TestABSideDoesNotBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	repo := abRepo(t, 1000)
+	writeIn(t, repo, map[string]string{"broken.go": "package work\n\nfunc broken() { undefined() }\n"})
+	tmp := t.TempDir()
+	out, stderr, code := perflab(t, "ab", "HEAD", "-C", repo, "-bench", "Work",
+		"--db", filepath.Join(tmp, "perflab.db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
+	if code != 1 || !strings.Contains(stderr, "new (working tree") || !strings.Contains(stderr, "does not build") || !strings.Contains(stderr, "undefined") {
+		t.Errorf("exit %d, want 1 naming new as not building\n%s\n%s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "old (") {
+		t.Errorf("old builds, but the error names it:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "perflab.db")); err == nil {
+		t.Error("a database was created although nothing was measured")
+	}
+}
+
+func TestSplitABArgs(t *testing.T) {
+	tests := []struct {
+		args          []string
+		old, new, pkg string
+		err           string
+	}{
+		{[]string{"HEAD~1"}, "HEAD~1", "", ".", ""},
+		{[]string{"HEAD~1", "HEAD"}, "HEAD~1", "HEAD", ".", ""},
+		{[]string{"HEAD~1", "HEAD", "."}, "HEAD~1", "HEAD", ".", ""},
+		{[]string{"main", "./codec"}, "main", "", "./codec", ""},
+		{[]string{"/src/v1", "../v2", "./parse"}, "/src/v1", "../v2", "./parse", ""},
+		{nil, "", "", "", "want OLD"},
+		{[]string{"./pkg"}, "", "", "", "looks like a package"},
+		{[]string{"a", "b", "./x", "./y"}, "", "", "", "one package"},
+		{[]string{"a", "./..."}, "", "", "", "not a pattern"},
+	}
+	for _, tt := range tests {
+		old, new, pkg, err := splitABArgs(tt.args)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: error %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || old != tt.old || new != tt.new || pkg != tt.pkg {
+			t.Errorf("%q = %q, %q, %q, %v; want %q, %q, %q", tt.args, old, new, pkg, err, tt.old, tt.new, tt.pkg)
+		}
+	}
+}
+
+func TestABSettings(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	writeIn(t, filepath.Dir(prof), map[string]string{"cpu.pprof": "x"})
+	sides, err := abSettings([]string{"base", "pgo:PGO=" + prof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sides[0].name != "old" || sides[1].name != "new" || sides[1].env[0] != "PGO="+prof || !strings.Contains(sides[1].config().Env[0], "PGO=") {
+		t.Errorf("sides = %+v", sides)
+	}
+	for _, bad := range [][]string{{"one"}, {"a", "b", "c"}, {"a", "b:PGO=/no/such/profile"}, {"a", "b:NOPE=1"}} {
+		if _, err := abSettings(bad); err == nil {
+			t.Errorf("abSettings(%q) succeeded", bad)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"path/filepath"
+
+	"github.com/perflab/perflab/spec"
+)
+
+// Sources: configs whose package source lives in different directories.
+//
+// A spec's package is resolved against the spec's directory. Options.Sources
+// lets a config take its source from another directory laid out the same
+// way (another checkout of the module: an old and a new revision of one
+// repository), so one run interleaves and pairs binaries built from
+// different code. A config's source directory is part of what decides its
+// binary: two configs with equal build settings but different sources never
+// share one, and the test binary runs in its own source's package directory,
+// so it reads that revision's testdata/.
+
+// specDir is the directory standing in for the spec's directory when
+// config is built and run.
+func (o Options) specDir(config string) string {
+	if d, ok := o.Sources[config]; ok && d != "" {
+		return d
+	}
+	return o.Spec.Dir
+}
+
+// packageDirOf is where config's test binary runs (see packageDir).
+func (o Options) packageDirOf(config string) string {
+	s := *o.Spec
+	s.Dir = o.specDir(config)
+	return packageDir(&s)
+}
+
+// buildKeyOf is the key under which buildAll shares binaries between
+// configs: the build settings and, when the config has a source of its own,
+// that source's directory.
+func (o Options) buildKeyOf(c spec.Config) string {
+	key := c.BuildKey()
+	if d, ok := o.Sources[c.Name]; ok && d != "" {
+		key += "\nsource=" + filepath.Clean(d)
+	}
+	return key
+}
