@@ -61,8 +61,14 @@ func PairedRatio(num, den map[int]float64, confidence float64) Ratio {
 // round where every pair was measured, the mean of the pairs' log-ratios,
 // then [PairedLogs] over those per-round means. pairs[i] is {num, den}.
 func GeomeanRatio(pairs [][2]map[int]float64, confidence float64) Ratio {
+	return PairedLogs(geomeanLogs(pairs), confidence)
+}
+
+// geomeanLogs is, in each round where every pair was measured, the mean of
+// the pairs' log-ratios, in round order.
+func geomeanLogs(pairs [][2]map[int]float64) []float64 {
 	if len(pairs) == 0 {
-		return PairedLogs(nil, confidence)
+		return nil
 	}
 	sum := map[int]float64{}
 	count := map[int]int{}
@@ -85,7 +91,7 @@ func GeomeanRatio(pairs [][2]map[int]float64, confidence float64) Ratio {
 	for i, r := range rounds {
 		d[i] = sum[r] / float64(len(pairs))
 	}
-	return PairedLogs(d, confidence)
+	return d
 }
 
 // PairedLogs summarises per-round log-ratios d (see [Ratio]). The
@@ -300,10 +306,20 @@ func (o Options) Paired(num, den map[int]float64) Ratio {
 	return o.PairedLogs(LogRatios(num, den))
 }
 
-// PairedLogs summarises per-round log-ratios at the options' confidence.
-func (o Options) PairedLogs(d []float64) Ratio { return PairedLogs(d, o.Confidence) }
+// PairedLogs summarises per-round log-ratios at the options' confidence:
+// the fixed-n signed-rank interval, or with o.Anytime the confidence
+// sequence of [AnytimeLogs].
+func (o Options) PairedLogs(d []float64) Ratio {
+	if o.Anytime {
+		return AnytimeLogs(d, o.Confidence, o.AnytimeTarget)
+	}
+	return PairedLogs(d, o.Confidence)
+}
 
 // Geomean is the paired geometric mean of several ratios (see [GeomeanRatio]).
 func (o Options) Geomean(pairs [][2]map[int]float64) Ratio {
+	if o.Anytime {
+		return o.PairedLogs(geomeanLogs(pairs))
+	}
 	return GeomeanRatio(pairs, o.Confidence)
 }

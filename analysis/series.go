@@ -17,6 +17,15 @@ import (
 type Options struct {
 	Alpha      float64 // significance level of Mann-Whitney U tests
 	Confidence float64 // confidence level of median intervals
+
+	// Anytime makes the paired comparisons ([Options.Paired],
+	// [Options.PairedLogs], [Options.Geomean]) anytime-valid confidence
+	// sequences ([AnytimeLogs]) instead of fixed-n intervals: set it for a
+	// run whose rounds were sampled until its checks were decided.
+	Anytime bool
+	// AnytimeTarget is the round the confidence sequence is tuned for; 0
+	// → [DefaultAnytimeTarget].
+	AnytimeTarget int
 }
 
 // DefaultOptions returns alpha 0.05 and 95% confidence, benchstat's defaults.

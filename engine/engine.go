@@ -45,7 +45,15 @@ type Options struct {
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
 	Measure     string        // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
 	Progress    io.Writer     // progress lines; nil → discard
-	Verbose     bool          // a line per round even on a terminal
+
+	// Sequential sampling (adaptive.go): on when Sequential is set or any
+	// of Precision, MaxRounds and Budget is. After an initial pass, rounds
+	// of only the cells of undecided checks run until every one is decided.
+	Sequential bool
+	Precision  float64 // stop once every compared ratio's half-width is ≤ this (0.01 = ±1%)
+	MaxRounds  int     // at most this many rounds in all; 0 → 500
+	Unit       string  // unit compared ratios are decided on: "sec/op" (default) or "cpu-sec/op"
+	Verbose    bool    // a line per round even on a terminal
 
 	// NamesOnly limits the check before round 1 to the benchmark names
 	// (-test.list, which runs nothing); otherwise every planned cell is
@@ -69,6 +77,7 @@ type Result struct {
 	RoundsTotal int
 	Failures    int
 	Artifacts   string // directory of this run's artifacts
+	Sequential  bool   // rounds were sampled sequentially: analyse with anytime-valid intervals
 }
 
 // savedPlan is what a run needs to be resumed exactly: it is stored as the
@@ -82,6 +91,9 @@ type savedPlan struct {
 	Cells     []plan.Cell       `json:"cells,omitempty"`
 	Sources   map[string]string `json:"sources,omitempty"`
 	Measure   string            `json:"measure,omitempty"`
+	// Sequential marks a run whose later rounds were sampled until its
+	// checks were decided; its comparisons need anytime-valid intervals.
+	Sequential bool `json:"sequential,omitempty"`
 }
 
 // Run executes the experiment. Cancelling ctx stops the cell in flight,
@@ -174,16 +186,21 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	var seq *sequential
+	if resume == nil {
+		seq = sequentialFor(opt)
+	}
 	if opt.Budget > 0 && resume == nil {
-		if err := fitBudget(ctx, opt, p, &mode, timeout, bins, meas, progress); err != nil {
+		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, meas, progress); err != nil {
 			return nil, err
 		}
 		p.Rounds = mode.Rounds
 	}
+	seq.initialPass(opt, &mode, p)
 
 	run := resume
 	if run == nil {
-		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Measure: opt.Measure})
+		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Sequential: seq != nil, Measure: opt.Measure})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
@@ -194,7 +211,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
 		return nil, err
 	}
-	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
+	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Sequential: seq != nil || IsSequential(run), Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
 	verb := "run"
 	if resume != nil {
 		verb = "resuming run"
@@ -233,8 +250,12 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		}
 	}
 
-	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, meas: meas}
-	if err := r.runAll(ctx); err != nil {
+	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, seq: seq, meas: meas}
+	err = r.runAll(ctx)
+	if err == nil {
+		err = r.runMore(ctx)
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(progress, "\nperflab: interrupted: %d of %d rounds complete and stored (run %d)\n", res.RoundsDone, res.RoundsTotal, run.ID)
 			return finish("interrupted", nil)
@@ -341,7 +362,7 @@ func recordEnv(ctx context.Context, opt Options, runID int64, phase string, prog
 // own benchmetrics units and the units the spec declares improve. go
 // test's own units (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
 func unitMeta(s *spec.Spec) []store.UnitMeta {
-	var m []store.UnitMeta
+	m := []store.UnitMeta{{Unit: UnitCPU, Key: "better", Value: "lower"}}
 	for _, u := range benchmetrics.Units {
 		m = append(m, store.UnitMeta{Unit: u.Unit, Key: "better", Value: strings.ToLower(u.Better)})
 	}
@@ -429,8 +450,10 @@ type rounds struct {
 	runID    int64
 	progress io.Writer
 	res      *Result
-	meas     *measurer // nil unless instructions are measured too
-	failed   int       // failed cell runs in the rounds run here
+	meas     *measurer   // nil unless instructions are measured too
+	seq      *sequential // nil for a run of fixed rounds
+	eff      efficiency
+	failed   int // failed cell runs in the rounds run here
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -520,7 +543,7 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 		return nil, err
 	}
 	cfg := r.config(cell.Config)
-	out, err := gotest.Run(ctx, gotest.Invocation{
+	out, err := r.exec(ctx, cell, gotest.Invocation{
 		Binary: bin, Dir: r.opt.packageDirOf(cell.Config), Bench: re, Benchtime: r.mode.Benchtime,
 		CPU: r.mode.CPU, Env: cfg.ExecEnv(), Timeout: r.timeout,
 	})

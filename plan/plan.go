@@ -86,3 +86,14 @@ func (p *Plan) perm(r int, try uint64) []int {
 
 // Size is the number of cell runs in the whole plan.
 func (p *Plan) Size() int { return len(p.Cells) * p.Rounds }
+
+// OrderOf returns the cells of subset (indexes into Cells) in the order
+// round r runs them when only those cells are due, as in a sequential
+// run's later rounds: a permutation of subset drawn from the plan's seed
+// and r, so it is reproducible and independent of earlier rounds.
+func (p *Plan) OrderOf(r int, subset []int) []int {
+	rng := rand.New(rand.NewPCG(uint64(p.Seed), uint64(r)<<32|1<<31))
+	out := slices.Clone(subset)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -104,4 +105,27 @@ func fmtInts(xs []int) string {
 		b = append(b, byte('0'+x%10), byte('0'+x/10%10), ',')
 	}
 	return string(b)
+}
+
+func TestOrderOf(t *testing.T) {
+	p := New([]string{"BenchmarkX"}, []Axis{{Key: "n", Values: []string{"1", "2", "3", "4", "5", "6"}}}, []string{"a"}, 1, 42)
+	subset := []int{1, 3, 4}
+	seen := map[string]bool{}
+	for r := 7; r < 27; r++ {
+		got := p.OrderOf(r, subset)
+		if !slices.Equal(got, p.OrderOf(r, subset)) {
+			t.Fatalf("OrderOf(%d) is not reproducible", r)
+		}
+		sorted := slices.Sorted(slices.Values(got))
+		if !slices.Equal(sorted, subset) {
+			t.Fatalf("OrderOf(%d, %v) = %v, want a permutation of the subset", r, subset, got)
+		}
+		seen[fmt.Sprint(got)] = true
+	}
+	if len(seen) < 4 {
+		t.Errorf("20 rounds gave only %d distinct orders of 3 cells; the order must be shuffled each round", len(seen))
+	}
+	if got := p.OrderOf(3, nil); len(got) != 0 {
+		t.Errorf("OrderOf(empty) = %v", got)
+	}
 }

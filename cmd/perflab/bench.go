@@ -42,6 +42,7 @@ Examples:
   perflab bench ./codec -bench Encode --by impl --baseline old   # new/old per point, and a geomean
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
   perflab bench . --budget 5m --save-spec perflab.toml
+  perflab bench . -bench Work --budget 60s --precision 1% --unit cpu-sec/op
   perflab bench . -bench Work --measure instructions --budget 60s   # instructions/op beside time`,
 }
 
@@ -95,6 +96,9 @@ func init() {
 		if len(pos) == 1 {
 			pkg = pos[0]
 		}
+		if err := f.seq.check(); err != nil {
+			return err
+		}
 		ctx, stop := interruptible()
 		defer stop()
 
@@ -125,7 +129,9 @@ func init() {
 		res, err := engine.Run(ctx, engine.Options{
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose, Measure: f.measure,
+			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose,
+			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
+			Measure: f.measure,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})

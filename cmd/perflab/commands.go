@@ -159,6 +159,7 @@ type runFlags struct {
 	out         string
 	cache       string
 	measure     string
+	seq         seqFlags
 }
 
 func (f *runFlags) declare(fs *flag.FlagSet) {
@@ -175,7 +176,7 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 
 // engineFlags declares the flags run and bench share.
 func (f *runFlags) engineFlags(fs *flag.FlagSet) {
-	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
+	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: an initial pass fitted to half of it, then rounds of the cells of undecided checks while it lasts (sequential sampling)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
@@ -184,6 +185,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 	}
 	fs.StringVar(&f.measure, "measure", "", "also measure `what` beside time: instructions (per op, under valgrind's Cachegrind; see docs/instructions.md) or instructions,cache (plus simulated cache misses)")
+	f.seq.declare(fs)
 }
 
 func init() {
@@ -203,6 +205,9 @@ func init() {
 			if f.cache, err = builtin.CacheDir(); err != nil {
 				return err
 			}
+		}
+		if err := f.seq.check(); err != nil {
+			return err
 		}
 		if f.newRun && f.resume.ref == "" {
 			return errors.New("--new-run goes with --resume RUN")
@@ -242,7 +247,8 @@ func init() {
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
 				NamesOnly: shipped[i], Verbose: f.verbose,
-				Measure: f.measure,
+				Measure:   f.measure,
+				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
@@ -330,7 +336,7 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 // finishRun analyses a run, stores its verdicts, writes report.md and prints
 // the claims table.
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
-	in, err := findings.Load(ctx, db, res.RunID, opt)
+	in, err := findings.Load(ctx, db, res.RunID, runOptions(ctx, db, res.RunID, opt))
 	if err != nil {
 		return err
 	}
@@ -490,7 +496,7 @@ func loadRun(c common, pos []string) (*findings.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return findings.Load(ctx, db, id, c.options())
+	return findings.Load(ctx, db, id, runOptions(ctx, db, id, c.options()))
 }
 
 // ---- export ----

@@ -27,6 +27,7 @@ type Invocation struct {
 	Env       []string      // extra exec env "KEY=VAL" (GOMAXPROCS, GOGC, ...) appended to os.Environ()
 	Timeout   time.Duration // kill the process after this; 0 = no timeout (ctx still applies)
 	Args      []string      // extra args
+	Usage     *Usage        // when non-nil, receives the process's CPU and wall time (usage.go)
 	// Wrap is a command the binary runs under, e.g. {"valgrind",
 	// "--tool=cachegrind"}: the process started is Wrap[0] with Wrap[1:],
 	// the binary and its arguments. Empty runs the binary directly.
@@ -121,6 +122,7 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 	}
 	defer errR.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
+	started := time.Now()
 	err = cmd.Start()
 	outW.Close() // the child holds its own copies
 	errW.Close()
@@ -147,6 +149,7 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 	}()
 
 	waitErr := cmd.Wait()
+	inv.Usage.record(cmd.ProcessState, started)
 	_ = killGroup(cmd) // processes the binary started and left behind
 
 	// The pipes close once every process holding them is gone; a process

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/store"
+)
+
+// seqFlags are the sequential-sampling flags of run and bench.
+type seqFlags struct {
+	precision precisionFlag
+	maxRounds int
+	unit      string
+}
+
+func (f *seqFlags) declare(fs *flag.FlagSet) {
+	fs.Var(&f.precision, "precision", "sample sequentially until every compared ratio's anytime-valid interval is no wider than ±`P` (e.g. 1% or 0.01), or the budget ends")
+	fs.IntVar(&f.maxRounds, "max-rounds", 0, "sample sequentially, at most `N` rounds in all (default 500 when sampling sequentially)")
+	fs.StringVar(&f.unit, "unit", "", "`unit` compared ratios are decided on when sampling sequentially: cpu-sec/op (the default: the benchmark process's CPU time per op; excludes time it was not running, includes GC work on other threads; wall time where it cannot be measured) or sec/op (wall time)")
+}
+
+// check validates the flags.
+func (f *seqFlags) check() error {
+	switch f.unit {
+	case "", engine.UnitSec, engine.UnitCPU:
+		return nil
+	}
+	return fmt.Errorf("--unit %q: want %s or %s", f.unit, engine.UnitSec, engine.UnitCPU)
+}
+
+// precisionFlag is a relative half-width: "1%" or "0.01".
+type precisionFlag float64
+
+func (p *precisionFlag) String() string {
+	if *p == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(100*float64(*p), 'g', -1, 64) + "%"
+}
+
+func (p *precisionFlag) Set(s string) error {
+	v, err := parsePrecision(s)
+	if err != nil {
+		return err
+	}
+	*p = precisionFlag(v)
+	return nil
+}
+
+// parsePrecision reads "1%", "0.5%" or "0.01" as a fraction in (0, 1).
+func parsePrecision(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if v, ok := strings.CutSuffix(t, "%"); ok {
+		t, scale = strings.TrimSpace(v), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v*scale > 0 && v*scale < 1) {
+		return 0, fmt.Errorf("--precision %q: want a half-width such as 1%% or 0.01 (between 0 and 100%%)", s)
+	}
+	return v * scale, nil
+}
+
+// runOptions are the analysis options for a stored run: a run sampled
+// sequentially is analysed with anytime-valid intervals.
+func runOptions(ctx context.Context, db *store.DB, id int64, opt analysis.Options) analysis.Options {
+	if run, err := db.GetRun(ctx, id); err == nil && engine.IsSequential(run) {
+		opt.Anytime = true
+	}
+	return opt
+}

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/plan"
+)
+
+func TestComparedPairs(t *testing.T) {
+	cells := func(configs ...string) []plan.Cell {
+		return plan.New([]string{"BenchmarkW"}, []plan.Axis{{Key: "v", Values: []string{"a", "b", "c"}}, {Key: "n", Values: []string{"1", "2"}}}, configs, 1, 1).Cells
+	}
+	label := func(cs []plan.Cell, pairs [][2]int) []string {
+		var out []string
+		for _, p := range pairs {
+			out = append(out, cs[p[0]].String()+" / "+cs[p[1]].String())
+		}
+		return out
+	}
+	one := cells("default")
+	two := cells("default", "off")
+	tests := []struct {
+		name         string
+		cells        []plan.Cell
+		specBy, base string
+		wantBy       string
+		want         []string
+	}{
+		{"spec by and baseline", one, "v", "b", "v", []string{
+			"BenchmarkW/v=a/n=1 @default / BenchmarkW/v=b/n=1 @default", "BenchmarkW/v=a/n=2 @default / BenchmarkW/v=b/n=2 @default",
+			"BenchmarkW/v=c/n=1 @default / BenchmarkW/v=b/n=1 @default", "BenchmarkW/v=c/n=2 @default / BenchmarkW/v=b/n=2 @default"}},
+		{"last varying key, first value", one, "", "", "n", []string{
+			"BenchmarkW/v=a/n=2 @default / BenchmarkW/v=a/n=1 @default", "BenchmarkW/v=b/n=2 @default / BenchmarkW/v=b/n=1 @default",
+			"BenchmarkW/v=c/n=2 @default / BenchmarkW/v=c/n=1 @default"}},
+		{"configs when several", two[:4], "", "", "config", []string{
+			"BenchmarkW/v=a/n=1 @off / BenchmarkW/v=a/n=1 @default", "BenchmarkW/v=a/n=2 @off / BenchmarkW/v=a/n=2 @default"}},
+		{"unknown spec key falls back", two[:2], "size", "64", "config", []string{"BenchmarkW/v=a/n=1 @off / BenchmarkW/v=a/n=1 @default"}},
+		{"nothing varies", one[:1], "", "", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, by := comparedPairs(tc.cells, tc.specBy, tc.base)
+			if got := label(tc.cells, pairs); by != tc.wantBy || !slices.Equal(got, tc.want) {
+				t.Errorf("comparedPairs = %q by %q, want %q by %q", got, by, tc.want, tc.wantBy)
+			}
+		})
+	}
+}
+
+func TestIsBurst(t *testing.T) {
+	quiet := []float64{0.01, 0.012, 0.009, 0.011}
+	tests := []struct {
+		cv      float64
+		earlier []float64
+		want    bool
+	}{
+		{0.02, quiet, false},                       // below the 5% floor
+		{0.06, quiet, true},                        // above the floor and 3× the median
+		{0.06, nil, true},                          // no history: the floor alone
+		{0.04, nil, false},                         // no history, below the floor
+		{0.08, []float64{0.03, 0.04, 0.05}, false}, // noisy all along: not a burst
+		{0.13, []float64{0.03, 0.04, 0.05}, true},
+	}
+	for _, tc := range tests {
+		if got := IsBurst(tc.cv, tc.earlier); got != tc.want {
+			t.Errorf("IsBurst(%g, %v) = %v, want %v", tc.cv, tc.earlier, got, tc.want)
+		}
+	}
+}
+
+func TestDropRounds(t *testing.T) {
+	s := &analysis.Sample{Unit: "sec/op", Values: []float64{1, 2, 3, 4}, Rounds: []int{1, 2, 3, 4}}
+	got := dropRounds([]*analysis.Sample{s}, map[int]bool{2: true, 4: true})
+	if !slices.Equal(got[0].Values, []float64{1, 3}) || !slices.Equal(got[0].Rounds, []int{1, 3}) {
+		t.Errorf("dropRounds kept %v in rounds %v, want [1 3] in [1 3]", got[0].Values, got[0].Rounds)
+	}
+	if len(s.Values) != 4 {
+		t.Error("dropRounds changed its input")
+	}
+}
+
+func TestCheckMore(t *testing.T) {
+	// Half-width 10% on the log scale, estimate 5% from the threshold, 10
+	// rounds: four times the rounds are needed, so 30 more.
+	cr := claim.CheckResult{Verdict: claim.Inconclusive, Estimate: 1.05, Threshold: 1}
+	cr.Lo, cr.Hi = 1.05*0.9048374180359595, 1.05*1.1051709180756477
+	// log distance log(1.05) ≈ 0.0488, half-width 0.1: (0.1/0.0488)² × 10 ≈ 42.
+	if got := checkMore(cr, 10); got < 30 || got > 35 {
+		t.Errorf("checkMore = %d, want ≈32", got)
+	}
+	cr.Verdict = claim.Reproduced
+	if got := checkMore(cr, 10); got != -1 {
+		t.Errorf("checkMore of a decided check = %d, want -1", got)
+	}
+}
+
+// TestSequentialRun runs the tiny spec sequentially: an initial pass of
+// whole rounds, then rounds of only the cells of the still undecided
+// claim check, at most MaxRounds, with cpu-sec/op from the fixed-count
+// runs after a cell's first.
+func TestSequentialRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	db := openStore(t)
+	s := tinySpec(t)
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Options{
+		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 1, NoiseRuns: 3, Progress: &progress, MaxRounds: 11, NoProfile: true,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	out := progress.String()
+	if res.Status != "complete" || !res.Sequential || res.RoundsDone < initialRounds || res.RoundsDone > 11 {
+		t.Fatalf("result = %+v, want a complete sequential run of 8 to 11 rounds\n%s", res, out)
+	}
+	run, err := db.GetRun(context.Background(), res.RunID)
+	if err != nil || !IsSequential(run) {
+		t.Fatalf("stored run is not marked sequential (err %v)", err)
+	}
+	for _, want := range []string{"sequential sampling stopped after round", "T1 check 1", "sample efficiency:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress lacks %q:\n%s", want, out)
+		}
+	}
+	results, err := db.Results(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPlan(t)
+	deps := claim.Depends(s.Claims[0].Checks[0], p.Cells)
+	allowed := map[string]bool{}
+	for _, i := range deps {
+		allowed[p.Cells[i].Name()+"@"+p.Cells[i].Config] = true
+	}
+	perRound := map[int]int{}
+	cpu := 0
+	for _, r := range results {
+		round, _ := strconv.Atoi(r.GetConfig("round"))
+		perRound[round]++
+		if round > initialRounds {
+			name := strings.TrimSuffix(r.Name.String(), "-2")
+			if !allowed[name+"@"+r.GetConfig("config")] {
+				t.Errorf("round %d ran %s @%s, which the open check does not read", round, name, r.GetConfig("config"))
+			}
+		}
+		// A cell's first run sizes it, so round 1 has no CPU time; later a
+		// value is left out only when the process's CPU time did not
+		// exceed its baseline's (the tiny benchmark's loop is very short).
+		if v, ok := r.Value(UnitCPU); ok {
+			cpu++
+			if round == 1 || !(v > 0) {
+				t.Errorf("round %d: %s %s = %g; want none in round 1 and positive values after", round, r.Name, UnitCPU, v)
+			}
+		}
+	}
+	for round := 1; round <= initialRounds; round++ {
+		if perRound[round] != 12 {
+			t.Errorf("initial round %d stored %d results, want all 12 cells", round, perRound[round])
+		}
+	}
+	if cpu == 0 {
+		t.Errorf("no %s values stored", UnitCPU)
+	}
+}
+
+func mustPlan(t *testing.T) *plan.Plan {
+	t.Helper()
+	sp := tinySpec(t)
+	p, err := makePlan(Options{Spec: sp, Mode: "quick"}, sp.Modes["quick"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

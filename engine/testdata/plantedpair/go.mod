@@ -1,0 +1,3 @@
+module example.com/plantedpair
+
+go 1.26
