@@ -317,6 +317,7 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 		}
 		results = append(results, out...)
 	}
+	failures = append(failures, r.meas.drain()...)
 	if err := r.opt.DB.AddRound(ctx, r.runID, round, results); err != nil {
 		return fmt.Errorf("storing round %d: %w", round, err)
 	}

@@ -23,7 +23,7 @@ const (
 // benchtime, so that the run ends within opt.Budget. It times one cell to
 // learn what a cell costs on this machine, and says what it chose before the
 // run starts.
-func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, progress io.Writer) error {
+func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, meas *measurer, progress io.Writer) error {
 	start := time.Now()
 	var probe plan.Cell
 	cells := 0
@@ -38,13 +38,14 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 	if cells == 0 {
 		return nil
 	}
-	r := &rounds{opt: opt, mode: *mode, timeout: timeout}
+	r := &rounds{opt: opt, mode: *mode, timeout: timeout, meas: meas}
 	if _, err := r.runCell(ctx, bins[probe.Config], probe, 0); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("timing one cell to fit the budget: %w", err)
 	} else if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	cell := time.Since(start)
+	_ = meas.drain() // a failure of the probe's instructions shows again in round 1
 	ncpu := max(1, len(mode.CPU))
 	bench := benchDuration(mode.Benchtime) * time.Duration(ncpu)
 	overhead := max(5*time.Millisecond, cell-bench)
@@ -60,6 +61,9 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 		}
 	}
 	rounds, benchtime, est, err := f.Solve()
+	if err != nil && meas != nil {
+		return fmt.Errorf("%w (one cell took %s, most of it its two runs under valgrind)", err, cell.Round(time.Millisecond))
+	}
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/benchmetrics"
+	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
 	"github.com/perflab/perflab/plan"
@@ -42,6 +43,7 @@ type Options struct {
 	Cells       []plan.Cell   // when non-nil, run these cells instead of the spec's axis product
 	NoProfile   bool          // skip the profiling pass
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
+	Measure     string        // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
 	Progress    io.Writer     // progress lines; nil → discard
 
 	// Sequential sampling (adaptive.go): on when Sequential is set or any
@@ -91,6 +93,7 @@ type savedPlan struct {
 	NoProfile bool              `json:"no_profile,omitempty"`
 	Cells     []plan.Cell       `json:"cells,omitempty"`
 	Sources   map[string]string `json:"sources,omitempty"`
+	Measure   string            `json:"measure,omitempty"`
 	// Sequential marks a run whose later rounds were sampled until its
 	// checks were decided; its comparisons need anytime-valid intervals.
 	Sequential bool `json:"sequential,omitempty"`
@@ -131,6 +134,7 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	}
 	opt.Mode, opt.Rounds, opt.Benchtime, opt.CPU = saved.Mode, saved.Rounds, saved.Benchtime, saved.CPU
 	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, saved.Cells, run.Seed, 0
+	opt.Measure = saved.Measure
 	opt.Sources = saved.Sources
 	return execute(ctx, opt, run)
 }
@@ -154,6 +158,9 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	timeout, err := time.ParseDuration(cmpOr(mode.Timeout, "2m"))
 	if err != nil {
 		return nil, fmt.Errorf("mode %s: timeout: %w", opt.Mode, err)
+	}
+	if _, err := spec.ParseMeasure(cmpOr(opt.Measure, mode.Measure)); err != nil {
+		return nil, err
 	}
 	p, err := makePlan(opt, mode)
 	if err != nil {
@@ -181,12 +188,16 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		}
 	}
 	mode.ProfileBenchtime = profileBenchtime(opt, p, mode)
+	meas, err := newMeasurer(ctx, opt, mode, p, bins, progress)
+	if err != nil {
+		return nil, err
+	}
 	var seq *sequential
 	if resume == nil {
 		seq = sequentialFor(opt)
 	}
 	if opt.Budget > 0 && resume == nil {
-		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, progress); err != nil {
+		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, meas, progress); err != nil {
 			return nil, err
 		}
 		p.Rounds = mode.Rounds
@@ -196,7 +207,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	run := resume
 	joined := false
 	if run == nil {
-		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Sequential: seq != nil})
+		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Sequential: seq != nil, Measure: opt.Measure})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
@@ -243,13 +254,18 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return finish("failed", err)
 		}
 	}
+	if meas != nil {
+		if err := meas.record(ctx, opt.DB, run.ID, res.Artifacts, resume == nil); err != nil {
+			return finish(statusFor(ctx), err)
+		}
+	}
 	for _, c := range p.Cells {
 		if _, ok := bins[c.Config]; !ok {
 			res.Failures++
 		}
 	}
 
-	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, seq: seq}
+	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, seq: seq, meas: meas}
 	err = r.runAll(ctx)
 	if err == nil {
 		err = r.runMore(ctx)
@@ -299,9 +315,18 @@ func makePlan(opt Options, mode spec.Mode) (*plan.Plan, error) {
 	return plan.New(s.Benchmarks, axes, configNames, mode.Rounds, opt.Seed), nil
 }
 
+// hasArtifacts reports whether the profiling pass already stored profiles.
 func hasArtifacts(ctx context.Context, db *store.DB, runID int64) bool {
-	a, err := db.Artifacts(ctx, runID)
-	return err == nil && len(a) > 0
+	arts, err := db.Artifacts(ctx, runID)
+	if err != nil {
+		return false
+	}
+	for _, a := range arts {
+		if a.Kind != cachegrind.ArtifactKind {
+			return true
+		}
+	}
+	return false
 }
 
 func statusFor(ctx context.Context) string {
@@ -440,6 +465,7 @@ type rounds struct {
 	runID    int64
 	progress io.Writer
 	res      *Result
+	meas     *measurer   // nil unless instructions are measured too
 	seq      *sequential // nil for a run of fixed rounds
 	eff      efficiency
 	failed   int // failed cell runs in the rounds run here
@@ -510,6 +536,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			}
 			results = append(results, out...)
 		}
+		failures = append(failures, r.meas.drain()...)
 		if err := r.opt.DB.AddRoundOn(ctx, r.runID, round, r.opt.Shard.machine(), results); err != nil {
 			return fmt.Errorf("storing round %d: %w", round, err)
 		}
@@ -547,6 +574,9 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 				benchfmt.Config{Key: "round", Value: []byte(strconv.Itoa(round))}),
 			Name: res.Name, Iters: res.Iters, Values: res.Values,
 		}
+	}
+	if r.meas != nil && len(out) > 0 && ctx.Err() == nil {
+		out = append(out, r.meas.measure(ctx, r, bin, cell, round, out)...)
 	}
 	return out, err
 }

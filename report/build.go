@@ -41,6 +41,7 @@ func sections(f *findings.Run, opt HTMLOptions, withHTML bool) []Section {
 	add(crossoverSection(f))
 	add(kneesSection(f))
 	add(sharesSection(f))
+	add(instructionsSection(f))
 	add(skippedSection(f))
 	add(failuresSection(f))
 	add(artifactsSection(f, opt, withHTML))

@@ -66,6 +66,10 @@ type Mode struct {
 	// per-cell profile figures) or "off".
 	Profile          string `toml:"profile"`
 	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default: 1s per config spread over its cells
+	// Measure adds measurements beside wall time: "instructions" (per op,
+	// under valgrind's Cachegrind) or "instructions,cache" (and simulated
+	// cache misses); see ParseMeasure. Empty measures time only.
+	Measure string `toml:"measure"`
 }
 
 // Config is a named build environment plus an exec environment.

@@ -252,6 +252,9 @@ func (v *validator) modes(raw map[string]Mode) {
 		if m.ProfileBenchtime != "" && !validBenchtime(m.ProfileBenchtime) {
 			v.at(p+".profile_benchtime", "mode %q profile_benchtime %q must be a positive duration such as \"50ms\" or an iteration count such as \"1000x\"", name, m.ProfileBenchtime)
 		}
+		if _, err := ParseMeasure(m.Measure); err != nil {
+			v.at(p+".measure", "mode %q %v", name, err)
+		}
 		v.s.Modes[name] = m
 	}
 	for _, name := range []string{quickMode, fullMode} {

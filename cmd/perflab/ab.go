@@ -186,7 +186,7 @@ func init() {
 		res, err := engine.Run(ctx, engine.Options{
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(common, []string{"old", "new"}), NoProfile: f.noProfile, Progress: stderr,
+			Cells: discover.Cells(common, []string{"old", "new"}), NoProfile: f.noProfile, Progress: stderr, Measure: f.measure,
 			Sources: map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir},
 		})
 		if res != nil {

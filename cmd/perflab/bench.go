@@ -42,7 +42,8 @@ Examples:
   perflab bench ./codec -bench Encode --by impl --baseline old   # new/old per point, and a geomean
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
   perflab bench . --budget 5m --save-spec perflab.toml
-  perflab bench . -bench Work --budget 60s --precision 1% --unit cpu-sec/op`,
+  perflab bench . -bench Work --budget 60s --precision 1% --unit cpu-sec/op
+  perflab bench . -bench Work --measure instructions --budget 60s   # instructions/op beside time`,
 }
 
 type benchFlags struct {
@@ -130,6 +131,7 @@ func init() {
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
 			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose,
 			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
+			Measure: f.measure,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})
@@ -154,6 +156,9 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	}
 	if f.rounds < 1 {
 		return nil, nil, nil, errors.New("--rounds must be at least 1")
+	}
+	if _, err := spec.ParseMeasure(f.measure); err != nil {
+		return nil, nil, nil, fmt.Errorf("--%w", err)
 	}
 	if _, err := parseCPU(f.cpu); err != nil {
 		return nil, nil, nil, err

@@ -148,7 +148,10 @@ database; shard K runs rounds K, K+N, K+2N, … (each round whole on one
 machine). Every shard gets the same spec, flags, --seed and --run-key; a
 killed shard started again with the same K completes its missing rounds.
   perflab run spec.toml --quick --seed 7 --db postgres://u@db/perflab --run-key sweep-7 --shard 2/3
-With --shard /3, K is JOB_COMPLETION_INDEX+1 (a Kubernetes Indexed Job).`,
+With --shard /3, K is JOB_COMPLETION_INDEX+1 (a Kubernetes Indexed Job).
+
+Instruction counts beside time (valgrind's Cachegrind):
+  perflab run ./bench/spec.toml --measure instructions`,
 }
 
 type runFlags struct {
@@ -164,6 +167,7 @@ type runFlags struct {
 	verbose     bool
 	out         string
 	cache       string
+	measure     string
 	seq         seqFlags
 	shard       string
 	runKey      string
@@ -193,6 +197,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	if fs.Lookup("cache") == nil {
 		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 	}
+	fs.StringVar(&f.measure, "measure", "", "also measure `what` beside time: instructions (per op, under valgrind's Cachegrind; see docs/instructions.md) or instructions,cache (plus simulated cache misses)")
 	f.seq.declare(fs)
 }
 
@@ -200,6 +205,9 @@ func init() {
 	define(cmdRun, func(f *runFlags, pos []string, stdout, stderr io.Writer) error {
 		if f.quick && f.full {
 			return errors.New("--quick and --full exclude each other")
+		}
+		if _, err := spec.ParseMeasure(f.measure); err != nil {
+			return fmt.Errorf("--%w", err)
 		}
 		mode := "full"
 		if f.quick {
@@ -256,6 +264,7 @@ func init() {
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
 				NamesOnly: shipped[i], Verbose: f.verbose, Shard: sh,
+				Measure:   f.measure,
 				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {

@@ -113,6 +113,9 @@ func init() {
 			if err := res.WriteText(stdout, fails); err != nil {
 				return err
 			}
+			if err := writeFuncChanges(stdout, old, new); err != nil {
+				fmt.Fprintf(stderr, "perflab compare: per-function counts: %v\n", err)
+			}
 		}
 		if len(res.Rows) == 0 && len(ths) > 0 {
 			return errors.New("no benchmark is in both OLD and NEW (same name and config), so the gate cannot judge anything; check that both measured the same benchmarks, and pair differently named configs with --map OLD=NEW")
@@ -145,10 +148,11 @@ func configSuffix(c string) string {
 
 // side is one input of a comparison.
 type side struct {
-	label   string
-	results []*benchfmt.Result
-	env     []store.KV // nil for a file
-	meta    []benchfmt.UnitMetadata
+	label     string
+	results   []*benchfmt.Result
+	env       []store.KV // nil for a file
+	meta      []benchfmt.UnitMetadata
+	artifacts []store.Artifact // nil for a file
 }
 
 // compareInput reads one side: a stored run or a benchmark file.
@@ -181,6 +185,9 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 				return nil, err
 			}
 			sd.meta = storedMeta(meta)
+			if sd.artifacts, err = db.Artifacts(ctx, id); err != nil {
+				return nil, err
+			}
 			return sd, nil
 		}
 	}

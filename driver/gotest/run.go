@@ -28,6 +28,10 @@ type Invocation struct {
 	Timeout   time.Duration // kill the process after this; 0 = no timeout (ctx still applies)
 	Args      []string      // extra args
 	Usage     *Usage        // when non-nil, receives the process's CPU and wall time (usage.go)
+	// Wrap is a command the binary runs under, e.g. {"valgrind",
+	// "--tool=cachegrind"}: the process started is Wrap[0] with Wrap[1:],
+	// the binary and its arguments. Empty runs the binary directly.
+	Wrap []string
 }
 
 // A RunError reports a benchmark run that failed: the binary exited with a
@@ -99,6 +103,9 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 	}
 	name := filepath.Base(inv.Binary)
 	cmd := exec.CommandContext(runCtx, inv.Binary, args...)
+	if len(inv.Wrap) > 0 {
+		cmd = exec.CommandContext(runCtx, inv.Wrap[0], append(append(inv.Wrap[1:len(inv.Wrap):len(inv.Wrap)], inv.Binary), args...)...)
+	}
 	cmd.Dir = inv.Dir
 	cmd.Env = append(os.Environ(), inv.Env...)
 	isolate(cmd)

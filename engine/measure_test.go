@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/driver/cachegrind"
+	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/spec"
+)
+
+// TestMeasureInstructions runs the planted A/B spec (two builds that differ
+// in one function) with instructions measured: every round stores
+// instructions/op beside sec/op for each config, valgrind's version is in
+// the environment, and each cell has its per-function counts.
+func TestMeasureInstructions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary under valgrind")
+	}
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind is not installed (" + cachegrind.InstallHint + ")")
+	}
+	s, err := spec.Load(filepath.Join("..", "driver", "cachegrind", "testdata", "planted", "ab.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openStore(t)
+	var progress bytes.Buffer
+	cells := []plan.Cell{
+		{Bench: "BenchmarkSum", Levels: []string{"n=256"}, Config: "v1"},
+		{Bench: "BenchmarkSum", Levels: []string{"n=256"}, Config: "v2"},
+	}
+	ctx := context.Background()
+	res, err := Run(ctx, Options{
+		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 1, Rounds: 2, Benchtime: "20ms", NoiseRuns: 3, NoProfile: true, Cells: cells,
+		Measure: "instructions", Progress: &progress,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if res.Status != "complete" || res.Failures != 0 {
+		t.Fatalf("result %+v\n%s", res, progress.String())
+	}
+	results, err := db.Results(ctx, res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range results {
+		for _, v := range r.Values {
+			count[r.GetConfig("config")+" "+v.Unit]++
+		}
+	}
+	for _, k := range []string{"v1 sec/op", "v2 sec/op", "v1 instructions/op", "v2 instructions/op"} {
+		if count[k] != 2 {
+			t.Errorf("%s: %d samples, want one per round (2): %v\n%s", k, count[k], count, progress.String())
+		}
+	}
+	env, _ := db.Env(ctx, res.RunID)
+	found := false
+	for _, kv := range env {
+		found = found || kv.Key == "valgrind" && strings.HasPrefix(kv.Value, "valgrind-")
+	}
+	if !found {
+		t.Errorf("environment lacks valgrind's version: %v", env)
+	}
+	meta, _ := db.UnitMeta(ctx, res.RunID)
+	lower := false
+	for _, m := range meta {
+		lower = lower || m.Unit == cachegrind.UnitInstructions && m.Key == "better" && m.Value == "lower"
+	}
+	if !lower {
+		t.Errorf("unit metadata lacks instructions/op better=lower: %v", meta)
+	}
+	arts, _ := db.Artifacts(ctx, res.RunID)
+	var paths []string
+	for _, a := range arts {
+		if a.Kind == cachegrind.ArtifactKind {
+			paths = append(paths, a.Path)
+		}
+	}
+	if len(paths) != 2 {
+		t.Fatalf("functions artifacts %v, want one per cell", arts)
+	}
+	for _, p := range paths {
+		recs, bad, err := cachegrind.ReadFuncRecords(p)
+		if err != nil || bad != 0 || len(recs) != 2 {
+			t.Errorf("%s: %d records, %d bad, %v; want 2 rounds", p, len(recs), bad, err)
+		}
+		for _, r := range recs {
+			if r.Funcs["planted.checksum"] < 256 {
+				t.Errorf("%s round %d: planted.checksum %.1f instructions/op, want at least one per byte", p, r.Round, r.Funcs["planted.checksum"])
+			}
+		}
+	}
+	if hasArtifacts(ctx, db, res.RunID) {
+		t.Error("per-function counts count as profiles: a resumed run would skip its profiling pass")
+	}
+}
+
+func TestMeasureRefusesUnknown(t *testing.T) {
+	_, err := Run(context.Background(), Options{Spec: tinySpec(t), Mode: "quick", DB: openStore(t), CacheDir: t.TempDir(), Measure: "cycles"})
+	if err == nil || !strings.Contains(err.Error(), "instructions") {
+		t.Fatalf("err = %v, want one listing what can be measured", err)
+	}
+}
