@@ -24,7 +24,7 @@ var cmdAB = &command{
 	rank:    16,
 	name:    "ab",
 	summary: "did my change make it faster? two revisions interleaved in one run, with a verdict",
-	usage:   "OLD [NEW] [PKG] [-bench REGEX] [--budget D] [--fail-on RULES] [--markdown FILE] [flags]",
+	usage:   "OLD [NEW] [PKG] [-bench REGEX] [--budget D] [--precision P] [--fail-on RULES] [--markdown FILE] [--measure instructions] [flags]",
 	help: `
 AB answers "did my change make it faster?". It builds the package's test
 binary at two revisions of its git repository, OLD and NEW, and runs the
@@ -36,7 +36,10 @@ Hodges–Lehmann estimate of the per-round log-ratios with the Wilcoxon
 signed-rank interval), the p-value adjusted across rows (Benjamini–
 Hochberg), a verdict (faster, slower, or no difference at the precision
 reached, ±half the interval), and the paired geomean. The run is stored
-like any other: report, HTML, serve, history.
+like any other: report, HTML, serve, history. With --budget or
+--precision, rounds are added while a ratio is undecided and every
+interval is an anytime-valid confidence sequence instead (see
+docs/sequential.md), so looking after each round does not inflate errors.
 
 OLD and NEW are git revisions (a commit, branch, tag, HEAD~1, …) or
 directories. NEW defaults to the working tree, uncommitted changes
@@ -64,6 +67,8 @@ with PGO off against a profile (PGO=off, PGO=auto or PGO=FILE).
 Examples:
   perflab ab HEAD~1                        # the last commit + your uncommitted changes vs its parent
   perflab ab main HEAD ./codec -bench Encode --budget 2m
+  perflab ab main HEAD ./codec -bench Encode --budget 2m --precision 1%   # stop once every ratio is known to ±1%
+  perflab ab main HEAD ./codec -bench Encode --measure instructions     # instructions/op beside time
   perflab ab "$BASE_SHA" HEAD ./pkg -bench . --fail-on 'sec/op>+5%' --markdown "$GITHUB_STEP_SUMMARY"
   perflab ab HEAD HEAD . --config old:PGO=off --config new:PGO=cpu.pprof
   perflab ab /src/lib-v1 /src/lib-v2 ./parse`,
@@ -138,6 +143,9 @@ func init() {
 		if f.rounds < 1 {
 			return errors.New("--rounds must be at least 1")
 		}
+		if err := f.seq.check(); err != nil {
+			return err
+		}
 		sides, err := abSettings(f.configs)
 		if err != nil {
 			return err
@@ -187,6 +195,7 @@ func init() {
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
 			Cells: discover.Cells(common, []string{"old", "new"}), NoProfile: f.noProfile, Progress: stderr, Measure: f.measure,
+			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 			Sources: map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir},
 		})
 		if res != nil {
@@ -377,7 +386,9 @@ func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags
 	if err != nil {
 		return err
 	}
-	pr := compare.ComparePaired(results, "old", "new", f.options(), compare.Directions(storedMeta(meta)))
+	// A run sampled sequentially (--budget, --precision) is judged with
+	// anytime-valid intervals, like every other view of it.
+	pr := compare.ComparePaired(results, "old", "new", runOptions(ctx, db, res.RunID, f.options()), compare.Directions(storedMeta(meta)))
 	for _, b := range onlyOld {
 		pr.OnlyOld = append(pr.OnlyOld, b.Name())
 	}
