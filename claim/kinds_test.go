@@ -72,7 +72,7 @@ func TestValueAndKnee(t *testing.T) {
 	tests := []struct {
 		name    string
 		check   spec.Check
-		verdict string
+		verdict Verdict
 		measure string // substring of Measured
 		reason  string // substring of Reason
 	}{

@@ -215,7 +215,7 @@ func fileHref(dir, path string) string {
 
 // verdictStyle gives a verdict's CSS class and icon; the icon and the word
 // carry the meaning, the colour only repeats it.
-func verdictStyle(v string) (class, icon string) {
+func verdictStyle(v claim.Verdict) (class, icon string) {
 	switch v {
 	case claim.Reproduced:
 		return "v-rep", "✓"
@@ -235,7 +235,7 @@ func claimRows(in *Input, article *Link) []claimRow {
 			measured = strings.TrimPrefix(measured+" — ", " — ") + v.Reason
 		}
 		class, icon := verdictStyle(v.Verdict)
-		out = append(out, claimRow{ID: v.ID, Text: v.Text, Claimed: v.Claimed, Measured: measured, Verdict: v.Verdict, Class: class, Icon: icon, Article: article})
+		out = append(out, claimRow{ID: v.ID, Text: v.Text, Claimed: v.Claimed, Measured: measured, Verdict: string(v.Verdict), Class: class, Icon: icon, Article: article})
 	}
 	return out
 }
@@ -244,11 +244,11 @@ func claimRows(in *Input, article *Link) []claimRow {
 // crossovers, failures and noise.
 func glanceOf(in *Input, pg *htmlPage) []glance {
 	var out []glance
-	counts := map[string]int{}
+	counts := map[claim.Verdict]int{}
 	for _, v := range in.Verdicts {
 		counts[v.Verdict]++
 	}
-	for _, v := range []string{claim.Reproduced, claim.Contradicted, claim.Inconclusive, claim.NotTestable} {
+	for _, v := range []claim.Verdict{claim.Reproduced, claim.Contradicted, claim.Inconclusive, claim.NotTestable} {
 		if counts[v] > 0 {
 			class, icon := verdictStyle(v)
 			out = append(out, glance{fmt.Sprintf("%s %d %s", icon, counts[v], v), class})

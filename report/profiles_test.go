@@ -150,7 +150,7 @@ text = "no profile for pooled"
   op = "<"
   value = 0.02
 `))
-	want := []string{claim.Reproduced, claim.NotTestable}
+	want := []claim.Verdict{claim.Reproduced, claim.NotTestable}
 	if len(in.Verdicts) != len(want) {
 		t.Fatalf("%d verdicts, want %d", len(in.Verdicts), len(want))
 	}

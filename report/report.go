@@ -95,7 +95,7 @@ func Analyze(in *Input) {
 func StoreVerdicts(ctx context.Context, db *store.DB, in *Input) error {
 	v := make([]store.Verdict, len(in.Verdicts))
 	for i, r := range in.Verdicts {
-		v[i] = store.Verdict{ClaimID: r.ID, Verdict: r.Verdict, Claimed: r.Claimed, Measured: r.Measured, Reason: r.Reason}
+		v[i] = store.Verdict{ClaimID: r.ID, Verdict: string(r.Verdict), Claimed: r.Claimed, Measured: r.Measured, Reason: r.Reason}
 	}
 	return db.SetVerdicts(ctx, in.Run.ID, v)
 }

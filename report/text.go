@@ -25,6 +25,13 @@ func ClaimsTable(w io.Writer, in *Input) error {
 			m = v.Reason
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, v.Verdict, truncate(m, 110))
+		for _, c := range v.Checks {
+			tag := ""
+			if c.Context {
+				tag = " (context)"
+			}
+			fmt.Fprintf(tw, "\t  %s%s\t  tested: %s\n", c.Verdict, tag, truncate(c.Predicate, 140))
+		}
 	}
 	return tw.Flush()
 }

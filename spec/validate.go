@@ -505,14 +505,18 @@ func (v *validator) check(p, what string, ck *Check) {
 		}
 	case "value":
 		v.valueCheck(p, what, ck, where)
+		v.noEffect(p, what, "value", ck)
 	case "knee":
 		v.kneeCheck(p, what, ck, where)
 	case "profile":
 		v.profileCheck(p, what, ck, where)
+		v.noEffect(p, what, "profile", ck)
+	case "correlation":
+		v.correlationCheck(p, what, ck, where)
 	case "":
-		v.at(p, "%s has no kind; add kind = \"ratio\", \"crossover\", \"value\" or \"knee\"", what)
+		v.at(p, "%s has no kind; add kind = %s", what, kindList)
 	default:
-		v.at(p+".kind", "%s: unknown kind %q; use \"ratio\", \"crossover\", \"value\" or \"knee\"", what, ck.Kind)
+		v.at(p+".kind", "%s: unknown kind %q; use %s", what, ck.Kind, kindList)
 	}
 }
 

@@ -1,0 +1,73 @@
+package analysis
+
+import "math"
+
+// Pearson returns Pearson's correlation coefficient of x and y (the first
+// min(len(x), len(y)) pairs); NaN when fewer than three pairs or either
+// series has no variance.
+func Pearson(x, y []float64) float64 {
+	n := min(len(x), len(y))
+	if n < 3 {
+		return math.NaN()
+	}
+	var mx, my float64
+	for i := 0; i < n; i++ {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(n)
+	my /= float64(n)
+	var sxy, sxx, syy float64
+	for i := 0; i < n; i++ {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// Correlation summarises correlation coefficients measured once per
+// round (each over its own time series). Every r is mapped to Fisher's
+// z = atanh(r); the median of the z values and its distribution-free
+// interval (as [Summarize] gives for any sample) are mapped back with tanh.
+// Rounds, not the windows inside one round, are the independent units:
+// windows of one time series are autocorrelated, so Fisher's z ± 1.96/√(n−3)
+// over windows would claim more certainty than the data hold. Values
+// outside (−1, 1) and NaNs are dropped.
+type Correlation struct {
+	N         int     // rounds with a coefficient
+	R, Lo, Hi float64 // median r and its interval; Lo, Hi NaN without one
+}
+
+// HasInterval reports whether the coefficient has an interval.
+func (c Correlation) HasInterval() bool { return !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) }
+
+// CorrelationRounds summarises per-round coefficients rs at the options'
+// confidence (see [Correlation]).
+func (o Options) CorrelationRounds(rs []float64) Correlation {
+	var z []float64
+	for _, r := range rs {
+		if r > -1 && r < 1 {
+			z = append(z, math.Atanh(r))
+		}
+	}
+	c := Correlation{N: len(z), R: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	if len(z) == 0 {
+		return c
+	}
+	s := Summarize(z, o)
+	c.R = math.Tanh(s.Center)
+	if !math.IsInf(s.Lo, 0) && !math.IsNaN(s.Lo) && !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Hi) {
+		c.Lo, c.Hi = math.Tanh(s.Lo), math.Tanh(s.Hi)
+	}
+	return c
+}
+
+// FisherMidpoint is tanh(atanh(r)/2), the midpoint between no correlation
+// and r on Fisher's z scale: the threshold a claimed correlation r is
+// tested against.
+func FisherMidpoint(r float64) float64 { return math.Tanh(math.Atanh(r) / 2) }
