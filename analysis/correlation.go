@@ -1,6 +1,9 @@
 package analysis
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Pearson returns Pearson's correlation coefficient of x and y (the first
 // min(len(x), len(y)) pairs); NaN when fewer than three pairs or either
@@ -71,3 +74,26 @@ func (o Options) CorrelationRounds(rs []float64) Correlation {
 // and r on Fisher's z scale: the threshold a claimed correlation r is
 // tested against.
 func FisherMidpoint(r float64) float64 { return math.Tanh(math.Atanh(r) / 2) }
+
+// Contrast compares two paired ratios round by round: in each round where
+// all four cells were measured, log(numA/denA) − log(numB/denB), summarised
+// as [Options.PairedLogs] does. Its Ratio is how many times larger the
+// ratio numA/denA is than numB/denB (e.g. how much more one library slows
+// down from depth 5 to 8 than another).
+func (o Options) Contrast(numA, denA, numB, denB map[int]float64) Ratio {
+	var rounds []int
+	for r, x := range numA {
+		y, ok1 := denA[r]
+		u, ok2 := numB[r]
+		v, ok3 := denB[r]
+		if ok1 && ok2 && ok3 && x > 0 && y > 0 && u > 0 && v > 0 {
+			rounds = append(rounds, r)
+		}
+	}
+	slices.Sort(rounds)
+	d := make([]float64, len(rounds))
+	for i, r := range rounds {
+		d[i] = math.Log(numA[r]) - math.Log(denA[r]) - (math.Log(numB[r]) - math.Log(denB[r]))
+	}
+	return o.PairedLogs(d)
+}

@@ -126,6 +126,8 @@ func checkOne(ch spec.Check, samples []*analysis.Sample, opt analysis.Options, p
 		cr = profile(ch, profiles, opt)
 	case "correlation":
 		cr = correlation(ch, samples, opt)
+	case "contrast":
+		cr = contrast(ch, samples, opt)
 	default:
 		cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
 	}

@@ -190,3 +190,31 @@ func TestRuleText(t *testing.T) {
 		}
 	}
 }
+
+// TestContrast: series "fast" grows ×2 from depth 5 to 8, "slow" ×3, so
+// slow's growth is ×1.5 fast's, whatever the rounds' drift.
+func TestContrast(t *testing.T) {
+	var samples []*analysis.Sample
+	for _, c := range []struct {
+		lib   string
+		depth int
+		base  float64
+	}{{"fast", 5, 100}, {"fast", 8, 200}, {"slow", 5, 100}, {"slow", 8, 300}} {
+		samples = append(samples, paired(fmt.Sprintf("BenchmarkJ/lib=%s/depth=%d", c.lib, c.depth), "sec/op", c.base, 8, 0.01))
+	}
+	ck := func(effect float64) spec.Check {
+		return spec.Check{Kind: "contrast", Num: "depth=8", Den: "depth=5", A: "lib=slow", B: "lib=fast", Effect: effect}
+	}
+	for _, tt := range []struct {
+		effect float64
+		want   Verdict
+	}{{1.46, Reproduced}, {4, Contradicted}, {2.25, Inconclusive}, {0.5, Contradicted}} {
+		got := Evaluate([]spec.Claim{{ID: "K", Checks: []spec.Check{ck(tt.effect)}}}, samples, analysis.DefaultOptions())[0]
+		if got.Verdict != tt.want {
+			t.Errorf("effect %g: verdict %s, want %s (measured %q, reason %q)", tt.effect, got.Verdict, tt.want, got.Measured, got.Reason)
+		}
+		if p := got.Checks[0].Predicate; !strings.Contains(p, "(8 / 5 @slow) / (… @fast)") {
+			t.Errorf("predicate %q does not name the contrast", p)
+		}
+	}
+}

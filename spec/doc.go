@@ -282,6 +282,20 @@
 //	op    = "<"
 //	value = 0
 //
+// A check of kind "contrast" compares one ratio taken in two series: the
+// ratio num/den in series a divided by the same ratio in series b, paired
+// by round, against a threshold stated as for a ratio check. It tests
+// "encoding/json slows down more from depth 5 to 8 than jsoniter":
+//
+//	[[claim.check]]
+//	kind   = "contrast"
+//	where  = "op=marshal,fanout=1"
+//	num    = "depth=8"
+//	den    = "depth=5"
+//	a      = "lib=encoding_json"
+//	b      = "lib=jsoniter"
+//	effect = 1.46          # ×3.41 against ×2.34
+//
 // A check of kind "correlation" reads one cell num whose benchmark
 // reports, in unit, one Pearson coefficient per round, computed over the
 // time series the benchmark sampled during that round (e.g. runtime/metrics

@@ -145,4 +145,30 @@ func (v *validator) noEffect(p, what, kind string, ck *Check) {
 }
 
 // kindList names the check kinds for error messages.
-const kindList = `"ratio", "crossover", "value", "knee", "profile" or "correlation"`
+const kindList = `"ratio", "contrast", "crossover", "value", "knee", "profile" or "correlation"`
+
+// contrastCheck validates a check of kind "contrast": the ratio num/den
+// taken in series a and in series b, compared as (num/den at a) / (num/den
+// at b); the threshold is stated as for a ratio check (effect, op and
+// value, or op "~" with band).
+func (v *validator) contrastCheck(p, what string, ck *Check, where [][2]string) {
+	v.notFor(p, what, `"contrast"`, []kindField{{"axis", ck.Axis != ""}, {"min", ck.Min != 0}, {"max", ck.Max != 0}})
+	var sides [][2]string
+	for _, side := range []struct{ key, sel string }{{"num", ck.Num}, {"den", ck.Den}, {"a", ck.A}, {"b", ck.B}} {
+		if side.sel == "" {
+			v.at(p, "%s: a contrast check needs num, den (the ratio) and a, b (the two series it is taken in); %s is missing", what, side.key)
+			continue
+		}
+		pairs := v.selector(p+"."+side.key, what+" "+side.key, side.sel)
+		v.overlap(p+"."+side.key, what, side.key, where, pairs)
+		sides = append(sides, pairs...)
+	}
+	seen := map[string]bool{}
+	for _, kv := range sides {
+		if seen[kv[0]+"="+kv[1]] {
+			v.at(p, "%s: %s=%s appears in two of num, den, a and b; num/den and a/b must select on different keys", what, kv[0], kv[1])
+		}
+		seen[kv[0]+"="+kv[1]] = true
+	}
+	v.ratioThreshold(p, what, ck)
+}

@@ -513,6 +513,8 @@ func (v *validator) check(p, what string, ck *Check) {
 		v.noEffect(p, what, "profile", ck)
 	case "correlation":
 		v.correlationCheck(p, what, ck, where)
+	case "contrast":
+		v.contrastCheck(p, what, ck, where)
 	case "":
 		v.at(p, "%s has no kind; add kind = %s", what, kindList)
 	default:
