@@ -5,34 +5,6 @@ import (
 	"slices"
 )
 
-// Pearson returns Pearson's correlation coefficient of x and y (the first
-// min(len(x), len(y)) pairs); NaN when fewer than three pairs or either
-// series has no variance.
-func Pearson(x, y []float64) float64 {
-	n := min(len(x), len(y))
-	if n < 3 {
-		return math.NaN()
-	}
-	var mx, my float64
-	for i := 0; i < n; i++ {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(n)
-	my /= float64(n)
-	var sxy, sxx, syy float64
-	for i := 0; i < n; i++ {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return math.NaN()
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
-
 // Correlation summarises correlation coefficients measured once per
 // round (each over its own time series). Every r is mapped to Fisher's
 // z = atanh(r); the median of the z values and its distribution-free

@@ -131,8 +131,12 @@ func checkOne(ch spec.Check, samples []*analysis.Sample, opt analysis.Options, p
 	default:
 		cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
 	}
-	if ch.Note != "" && cr.Measured != "" && !strings.Contains(cr.Measured, ch.Note) {
+	switch {
+	case ch.Note == "":
+	case cr.Measured != "" && !strings.Contains(cr.Measured, ch.Note):
 		cr.Measured += " (" + ch.Note + ")"
+	case cr.Measured == "" && cr.Verdict == NotTestable && !strings.Contains(cr.Reason, ch.Note):
+		cr.Reason += " (" + ch.Note + ")"
 	}
 	return cr
 }

@@ -46,6 +46,7 @@ type rawConfig struct {
 	GOMEMLIMIT   flexText `toml:"gomemlimit"`
 	GODEBUG      string   `toml:"godebug"`
 	Modfile      string   `toml:"modfile"`
+	Modes        []string `toml:"modes"`
 }
 
 // flexText receives the text of a TOML string, integer or float as written.

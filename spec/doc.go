@@ -150,6 +150,11 @@
 //	gotoolchain = "go1.22.12"
 //	modfile     = "go122.mod"   # module github.com/perflab/perflab, go 1.22
 //
+// modes limits a config to some modes: modes = ["full"] keeps a slow
+// config (another toolchain to download and build, say) out of quick
+// runs. A check that selects its cells then finds none in a quick run and
+// is not testable there; say so in its note.
+//
 // # Analysis
 //
 // [analysis] names the numeric axis knees and crossovers are computed

@@ -83,6 +83,10 @@ type Config struct {
 	// -modfile), relative to the spec's directory: e.g. a go.mod with an
 	// older go line for a config whose GOTOOLCHAIN predates the module's.
 	Modfile string `toml:"modfile"`
+	// Modes lists the modes the config runs in ("quick", "full"); empty:
+	// every mode. A config too slow for quick mode is full-only, and its
+	// checks say so when a quick run lacks its cells.
+	Modes []string `toml:"modes"`
 }
 
 // BuildEnv returns "GOEXPERIMENT=…" and "GOTOOLCHAIN=…" for the fields that

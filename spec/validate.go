@@ -298,6 +298,7 @@ func (v *validator) configs(raw []rawConfig) {
 			Line: v.idx.line(p),
 		}
 		c.Modfile = v.modfile(p+".modfile", c.Name, rc.Modfile)
+		c.Modes = v.configModes(p+".modes", c.Name, rc.Modes)
 		switch {
 		case c.Name == "":
 			v.at(p, `config %d has no name; add name = "..." (letters, digits, '_', '.' and '-')`, i+1)
