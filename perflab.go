@@ -11,7 +11,8 @@ import "embed"
 // Sources holds the module files the built-in experiments need to build:
 // go.mod, go.sum, the runtime-metrics helper and every experiment folder,
 // plus the HTTP load generator (driver/load) and the reference services
-// (target) that the httpserve experiment builds into its test binary.
+// (target) that the httpserve experiment builds into its test binary (gateway
+// builds driver/load into its own).
 //
 //go:embed go.mod go.sum benchmetrics experiments driver/load target
 var Sources embed.FS

@@ -2,144 +2,361 @@ package analysis
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"sort"
-
-	"golang.org/x/perf/benchmath"
 )
 
-// AxisPoint holds the raw samples of two series, A and B, at one value
-// of a numeric axis.
+// AxisPoint holds the samples of two series, A and B, at one value of a
+// numeric axis.
 type AxisPoint struct {
 	X float64
 	// A and B are the samples of each series at X. A point is used
 	// only when both hold at least one finite value.
 	A, B []float64
+	// RA and RB are the same values keyed by round ([Sample.ByRound]);
+	// nil when the samples carry no rounds. When every point has both,
+	// the series are compared round by round.
+	RA, RB map[int]float64
+}
+
+// Multiple-comparison correction and tests, as stated in the output.
+const (
+	CrossCorrection = "Benjamini–Hochberg"
+	crossTestPaired = "Wilcoxon signed-rank on per-round log-ratios (Hodges–Lehmann estimate)"
+	crossTestU      = "Mann-Whitney U (unpaired: the samples carry no rounds)"
+	crossResamples  = 200
+)
+
+// CrossPoint is the comparison of A with B at one axis value.
+type CrossPoint struct {
+	X float64 `json:"x"`
+	// Ratio is A/B: paired, exp of the Hodges–Lehmann estimate of the
+	// per-round log-ratios ln A_r − ln B_r; unpaired, median(A)/median(B)
+	// (0 when a median is not positive).
+	Ratio float64 `json:"ratio"`
+	// Lo and Hi bound Ratio: the signed-rank interval at the options'
+	// confidence (paired, at least 6 rounds); equal to Ratio when
+	// HasInterval is false.
+	Lo          float64 `json:"lo"`
+	Hi          float64 `json:"hi"`
+	HasInterval bool    `json:"has_interval"`
+	// N is the number of rounds paired (paired) or the smaller sample
+	// (unpaired).
+	N int `json:"n"`
+	// P is the point's two-sided p-value (signed-rank or U test); PAdj
+	// the same corrected across the points of the series (CrossCorrection).
+	P    float64 `json:"p"`
+	PAdj float64 `json:"p_adj"`
+	// Sign is +1 when A is significantly higher than B (PAdj < alpha),
+	// −1 when significantly lower, 0 when not significant.
+	Sign int `json:"sign"`
+
+	effect float64 // ln(A/B) estimate (paired) or median(A) − median(B)
 }
 
 // Crossover is a place along an axis where one series overtakes the
 // other: a significant difference between A and B changes sign.
 type Crossover struct {
-	// X is the interpolated axis value where median(A) − median(B)
-	// crosses zero.
-	X float64 `json:"x"`
-	// Lo and Hi are the adjacent sampled x values bracketing X
-	// (Lo ≤ X ≤ Hi).
+	// X is where the estimated difference (the per-point ln(A/B),
+	// paired; median(A) − median(B), unpaired) crosses zero, by linear
+	// interpolation between the adjacent points Lo and Hi.
+	X  float64 `json:"x"`
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
-	// SigLo is the x of the last significant point before the
-	// change, SigHi the x of the first significant point after it.
+	// SigLo and SigHi are the bracket: the nearest points on each side
+	// where the difference is significant after correction, with
+	// opposite signs (SigLo ≤ Lo ≤ X ≤ Hi ≤ SigHi).
 	SigLo float64 `json:"sig_lo"`
 	SigHi float64 `json:"sig_hi"`
-	// Before and After are the signs of A − B on each side: −1 when
-	// A is lower (faster, for a time), +1 when A is higher.
+	// Before and After are the signs of A − B at SigLo and SigHi: −1
+	// when A is lower (faster, for a time), +1 when A is higher.
 	Before int `json:"before"`
 	After  int `json:"after"`
-	// PBefore and PAfter are the Mann-Whitney U p-values at SigLo
-	// and SigHi.
+	// PBefore and PAfter are the corrected p-values at SigLo and SigHi.
 	PBefore float64 `json:"p_before"`
 	PAfter  float64 `json:"p_after"`
+	// XLo and XHi bound X: the percentile interval of the crossing over
+	// resamples of rounds (rounds drawn with replacement, every point
+	// re-estimated, the crossing nearest X located again), at the
+	// options' confidence, widened to hold [Lo, Hi] (between two sampled
+	// points, the place of the zero rests on linear interpolation, so
+	// the interval is never narrower than that grid step; a percentile
+	// bootstrap over 8 rounds alone is too narrow). A resample without
+	// a crossing of this direction puts it at the end of the axis it
+	// lies beyond, so the interval widens rather than drops it.
+	XLo float64 `json:"x_lo"`
+	XHi float64 `json:"x_hi"`
+	// Support is the share of the Resamples that had such a crossing.
+	Support   float64 `json:"support"`
+	Resamples int     `json:"resamples"`
+	// Test and Correction state how significance was decided.
+	Test       string `json:"test"`
+	Correction string `json:"correction"`
 }
 
-// crossObs is what FindCrossovers measures at one axis point.
-type crossObs struct {
-	x    float64
-	diff float64 // median(A) − median(B)
-	p    float64 // U-test p-value
-	sign int     // sign of diff where significant, else 0
+// CrossAnalysis is the comparison of two series along an axis: every
+// point and every crossover.
+type CrossAnalysis struct {
+	// Paired reports whether the points were compared round by round.
+	Paired     bool    `json:"paired"`
+	Test       string  `json:"test"`
+	Correction string  `json:"correction"`
+	Alpha      float64 `json:"alpha"`
+	// Points are the usable points, sorted by X.
+	Points     []CrossPoint `json:"points"`
+	Crossovers []Crossover  `json:"crossovers"`
 }
 
-// FindCrossovers returns every place along the axis where a
-// statistically significant difference between A and B changes sign.
-// A point is significant when the Mann-Whitney U test
-// (benchmath.AssumeNothing.Compare) gives p < alpha and the medians
-// differ; its sign is that of median(A) − median(B). Points are sorted
-// by X; points in between two significant ones are skipped when they
-// are not significant themselves.
+// FindCrossovers returns the crossovers of [CompareAlong].
+func FindCrossovers(pts []AxisPoint, opt Options) []Crossover {
+	return CompareAlong(pts, opt).Crossovers
+}
+
+// CompareAlong compares series A with B at every point along an axis and
+// finds where they cross.
 //
-// Between SigLo and SigHi, the crossover is placed on the first pair of
-// adjacent points whose median difference changes sign or reaches zero,
-// with X interpolated linearly in the difference. Should the medians
-// not change sign there (only significance does), X is the midpoint of
-// SigLo and SigHi and Lo, Hi are SigLo, SigHi.
+// At each point, when every point carries rounds, the per-round
+// log-ratios ln A_r − ln B_r are summarised by [Options.PairedLogs]
+// (Hodges–Lehmann estimate, Wilcoxon signed-rank interval and test);
+// otherwise the samples are compared by the Mann-Whitney U test. The
+// p-values are corrected across the points of the series by
+// Benjamini–Hochberg at q = opt.Alpha, which also bounds the chance of
+// any false significant point by alpha when the series do not differ.
+// A crossover needs a significant difference of each sign: between two
+// consecutive significant points of opposite sign (the bracket SigLo,
+// SigHi), X is where the estimated difference first changes sign,
+// interpolated linearly; its interval comes from resampling rounds.
 //
-// Alpha must lie in (0, 1); any other value means 0.05. Points with a
-// non-finite X or without finite samples on both sides are ignored, and
-// the caller's slices are not modified. The result is empty, not nil,
-// when there is no crossover.
-func FindCrossovers(pts []AxisPoint, alpha float64) []Crossover {
-	if !(alpha > 0 && alpha < 1) {
-		alpha = 0.05
+// Points with a non-finite X or without finite samples on both sides
+// are ignored, and the caller's slices are not modified. Crossovers and
+// Points are empty, not nil, when there are none.
+func CompareAlong(pts []AxisPoint, opt Options) CrossAnalysis {
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		opt.Alpha = 0.05
 	}
-	obs := crossObserve(pts, alpha)
-	out := []Crossover{}
-	last := -1 // index of the last significant point
-	for i, o := range obs {
-		if o.sign == 0 {
+	if !(opt.Confidence > 0 && opt.Confidence < 1) {
+		opt.Confidence = 0.95
+	}
+	use := make([]AxisPoint, 0, len(pts))
+	paired := true
+	for _, pt := range pts {
+		a, b := crossFinite(pt.A), crossFinite(pt.B)
+		if math.IsNaN(pt.X) || math.IsInf(pt.X, 0) || len(a) == 0 || len(b) == 0 {
 			continue
 		}
-		if last >= 0 && o.sign != obs[last].sign {
-			out = append(out, crossBetween(obs, last, i))
+		pt.A, pt.B = a, b
+		if pt.RA == nil || pt.RB == nil || len(LogRatios(pt.RA, pt.RB)) == 0 {
+			paired = false
+		}
+		use = append(use, pt)
+	}
+	sort.SliceStable(use, func(i, j int) bool { return use[i].X < use[j].X })
+	out := CrossAnalysis{Paired: paired && len(use) > 0, Correction: CrossCorrection, Alpha: opt.Alpha, Points: []CrossPoint{}, Crossovers: []Crossover{}}
+	out.Test = crossTestU
+	if out.Paired {
+		out.Test = crossTestPaired
+	}
+	ps := make([]float64, len(use))
+	for i, pt := range use {
+		cp := crossPoint(pt, out.Paired, opt)
+		out.Points = append(out.Points, cp)
+		ps[i] = cp.P
+	}
+	for i, q := range BH(ps) {
+		p := &out.Points[i]
+		p.PAdj = q
+		if q < opt.Alpha {
+			p.Sign = crossSign(p.effect)
+		}
+	}
+	last := -1 // index of the last significant point
+	for i, p := range out.Points {
+		if p.Sign == 0 {
+			continue
+		}
+		if last >= 0 && p.Sign != out.Points[last].Sign {
+			c := crossBetween(out.Points, last, i)
+			c.Test, c.Correction = out.Test, out.Correction
+			crossResample(&c, use, out.Points, out.Paired, opt)
+			out.Crossovers = append(out.Crossovers, c)
 		}
 		last = i
 	}
 	return out
 }
 
-// crossObserve measures every usable point, sorted by X.
-func crossObserve(pts []AxisPoint, alpha float64) []crossObs {
-	th := &benchmath.Thresholds{CompareAlpha: alpha}
-	var obs []crossObs
-	for _, pt := range pts {
-		a, b := crossFinite(pt.A), crossFinite(pt.B)
-		if math.IsNaN(pt.X) || math.IsInf(pt.X, 0) || len(a) == 0 || len(b) == 0 {
-			continue
+// crossPoint compares A with B at one point.
+func crossPoint(pt AxisPoint, paired bool, opt Options) CrossPoint {
+	cp := CrossPoint{X: pt.X}
+	if paired {
+		d := LogRatios(pt.RA, pt.RB)
+		r := opt.PairedLogs(d)
+		cp.Ratio, cp.N, cp.P = r.Ratio, r.N, r.P
+		cp.effect = math.Log(r.Ratio)
+		cp.Lo, cp.Hi, cp.HasInterval = r.Lo, r.Hi, r.HasInterval()
+	} else {
+		ma, mb := medianOf(pt.A), medianOf(pt.B)
+		cp.effect = ma - mb
+		if ma > 0 && mb > 0 {
+			cp.Ratio = ma / mb
 		}
-		sa, sb := benchmath.NewSample(a, th), benchmath.NewSample(b, th)
-		o := crossObs{
-			x:    pt.X,
-			diff: benchmath.AssumeNothing.Summary(sa, 0.95).Center - benchmath.AssumeNothing.Summary(sb, 0.95).Center,
-			p:    benchmath.AssumeNothing.Compare(sa, sb).P,
-		}
-		if o.p < alpha {
-			o.sign = crossSign(o.diff)
-		}
-		obs = append(obs, o)
+		cp.N = min(len(pt.A), len(pt.B))
+		cp.P = Compare(pt.A, pt.B, opt)
 	}
-	sort.SliceStable(obs, func(i, j int) bool { return obs[i].x < obs[j].x })
-	return obs
+	if !cp.HasInterval {
+		cp.Lo, cp.Hi = cp.Ratio, cp.Ratio
+	}
+	if !kneeFinite(cp.effect) {
+		cp.effect = 0
+	}
+	for _, p := range []*float64{&cp.Ratio, &cp.Lo, &cp.Hi} {
+		*p = finiteOr0(*p)
+	}
+	return cp
 }
 
 // crossBetween builds the crossover between the significant points lo
 // and hi, whose signs differ.
-func crossBetween(obs []crossObs, lo, hi int) Crossover {
+func crossBetween(pts []CrossPoint, lo, hi int) Crossover {
 	c := Crossover{
-		SigLo: obs[lo].x, SigHi: obs[hi].x,
-		Before: obs[lo].sign, After: obs[hi].sign,
-		PBefore: obs[lo].p, PAfter: obs[hi].p,
-		Lo: obs[lo].x, Hi: obs[hi].x,
-		X: obs[lo].x/2 + obs[hi].x/2,
+		SigLo: pts[lo].X, SigHi: pts[hi].X,
+		Before: pts[lo].Sign, After: pts[hi].Sign,
+		PBefore: pts[lo].PAdj, PAfter: pts[hi].PAdj,
 	}
-	for j := lo; j < hi; j++ {
-		d0, d1 := obs[j].diff, obs[j+1].diff
-		if crossSign(d0) != c.Before || crossSign(d1) == c.Before {
+	effects := make([]float64, len(pts))
+	xs := make([]float64, len(pts))
+	for i, p := range pts {
+		effects[i], xs[i] = p.effect, p.X
+	}
+	x, l, h, ok := crossingIn(xs[lo:hi+1], effects[lo:hi+1], c.Before)
+	if !ok {
+		// The estimates do not change sign there (only significance
+		// does): the middle of the bracket.
+		x, l, h = pts[lo].X/2+pts[hi].X/2, pts[lo].X, pts[hi].X
+	}
+	c.X, c.Lo, c.Hi = x, l, h
+	c.XLo, c.XHi = l, h
+	return c
+}
+
+// crossingIn finds the first pair of adjacent points where the effect
+// leaves the sign before (reaching zero or the other sign) and returns
+// the interpolated zero and the pair's x values.
+func crossingIn(xs, effects []float64, before int) (x, lo, hi float64, ok bool) {
+	for j := 0; j+1 < len(xs); j++ {
+		d0, d1 := effects[j], effects[j+1]
+		if crossSign(d0) != before || crossSign(d1) == before {
 			continue
 		}
-		c.Lo, c.Hi = obs[j].x, obs[j+1].x
 		// d0 ≠ 0 and d1 is zero or of the other sign, so the fraction
-		// lies in (0, 1]; it is NaN only when both differences are
-		// infinite. Weighting the ends cannot overflow.
+		// lies in (0, 1]; weighting the ends cannot overflow.
 		f := d0 / (d0 - d1)
 		if math.IsNaN(f) {
 			f = 0.5
 		}
-		c.X = math.Min(math.Max(c.Lo*(1-f)+c.Hi*f, c.Lo), c.Hi)
-		break
+		return math.Min(math.Max(xs[j]*(1-f)+xs[j+1]*f, xs[j]), xs[j+1]), xs[j], xs[j+1], true
 	}
-	return c
+	return 0, 0, 0, false
 }
 
-// crossFinite returns a copy of the finite values of xs (benchmath
-// sorts samples in place, and the caller's slices stay untouched).
+// crossResample sets the crossing's interval, Support and Resamples by
+// resampling rounds (paired) or each point's samples (unpaired).
+func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool, opt Options) {
+	rng := rand.New(rand.NewPCG(1, 0x63726f73))
+	n := len(use)
+	xs := make([]float64, n)
+	for i, p := range pts {
+		xs[i] = p.X
+	}
+	var rounds []int
+	ds := make([]map[int]float64, n)
+	if paired {
+		set := map[int]bool{}
+		for i, pt := range use {
+			ds[i] = map[int]float64{}
+			for r, a := range pt.RA {
+				if b, ok := pt.RB[r]; ok && a > 0 && b > 0 {
+					ds[i][r] = math.Log(a) - math.Log(b)
+					set[r] = true
+				}
+			}
+		}
+		for r := range set {
+			rounds = append(rounds, r)
+		}
+		slices.Sort(rounds)
+	}
+	effects := make([]float64, n)
+	var at []float64
+	found := 0
+	var buf, bufB []float64
+	for b := 0; b < crossResamples; b++ {
+		if paired {
+			draw := make([]int, len(rounds))
+			for j := range draw {
+				draw[j] = rounds[rng.IntN(len(rounds))]
+			}
+			for i := range use {
+				buf = buf[:0]
+				for _, r := range draw {
+					if v, ok := ds[i][r]; ok {
+						buf = append(buf, v)
+					}
+				}
+				if len(buf) == 0 {
+					effects[i] = pts[i].effect
+					continue
+				}
+				effects[i] = median(walsh(buf))
+			}
+		} else {
+			for i, pt := range use {
+				buf, bufB = buf[:0], bufB[:0]
+				for range pt.A {
+					buf = append(buf, pt.A[rng.IntN(len(pt.A))])
+				}
+				for range pt.B {
+					bufB = append(bufB, pt.B[rng.IntN(len(pt.B))])
+				}
+				effects[i] = medianOf(buf) - medianOf(bufB)
+			}
+		}
+		x, ok := crossNearest(xs, effects, c.Before, c.X)
+		if ok {
+			found++
+		}
+		at = append(at, x)
+	}
+	c.Resamples = len(at)
+	c.Support = float64(found) / float64(len(at))
+	a := (1 - opt.Confidence) / 2
+	c.XLo, c.XHi = math.Min(quantile(at, a), c.Lo), math.Max(quantile(at, 1-a), c.Hi)
+}
+
+// crossNearest finds, in one resample, the crossing out of sign before
+// that lies nearest to x0. Without one, it returns the end of the axis
+// the crossing lies beyond: the first x when the effect has already left
+// the sign before there, else the last.
+func crossNearest(xs, effects []float64, before int, x0 float64) (float64, bool) {
+	best, found := 0.0, false
+	for j := 0; j+1 < len(xs); j++ {
+		x, _, _, ok := crossingIn(xs[j:j+2], effects[j:j+2], before)
+		if ok && (!found || math.Abs(x-x0) < math.Abs(best-x0)) {
+			best, found = x, true
+		}
+	}
+	if found {
+		return best, true
+	}
+	if crossSign(effects[0]) != before {
+		return xs[0], false
+	}
+	return xs[len(xs)-1], false
+}
+
+// crossFinite returns a copy of the finite values of xs (the caller's
+// slices stay untouched).
 func crossFinite(xs []float64) []float64 {
 	out := make([]float64, 0, len(xs))
 	for _, x := range xs {

@@ -13,8 +13,11 @@
 //
 // A series is the set of samples that differ only in the axis value: its name
 // is the benchmark name with the axis part removed
-// (BenchmarkPool/size=64/variant=plain for axis "reuse"). [Knees] finds where
-// each series bends ([FindKnee]: Kneedle and a two-segment piecewise-linear
-// fit); [Crossovers] finds where two series that differ in one key overtake
-// each other ([FindCrossovers]: a significant difference that changes sign).
+// (BenchmarkPool/size=64/variant=plain for axis "reuse"). [KneeFits] judges
+// whether each series changes regime ([FitKnee]: a two-segment line that
+// beats smooth curves by AICc, with a breakpoint interval from resampling
+// rounds) or grows smoothly; [Comparisons] compares two series that differ
+// in one key point by point ([CompareAlong]: paired per-round ratios,
+// Benjamini–Hochberg across the points) and finds where they overtake each
+// other, with an interval for the crossing.
 package analysis

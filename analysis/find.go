@@ -70,25 +70,35 @@ func seriesAlong(samples []*Sample, axis string) []*series {
 	return out
 }
 
-// Knees finds the knee of every series along axis (medians of each point).
-// A knee is reported when the two-segment fit is significant; Kneedle's
-// opinion is part of its confidence.
-// Series with fewer than four points are skipped. An axis whose positive
-// values span two decades or more is analysed on a log scale.
+// Knees returns the series along axis that have a knee (a regime change,
+// see [KneeResult]); [KneeFits] returns every series, knee or not.
 func Knees(samples []*Sample, axis string, opt Options) []SeriesKnee {
+	return FoundKnees(KneeFits(samples, axis, opt))
+}
+
+// FoundKnees returns the fits that are knees, in order; never nil.
+func FoundKnees(fits []SeriesKnee) []SeriesKnee {
+	out := []SeriesKnee{}
+	for _, k := range fits {
+		if k.Found {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// KneeFits judges every series along axis with at least four points
+// ([FitKnee]: medians per point, rounds resampled for the intervals),
+// whatever the verdict: "knee", "smooth" or "undecided", each with its
+// note. An axis whose positive values span two decades or more
+// ([SpansDecades]) is fitted in log-log.
+func KneeFits(samples []*Sample, axis string, opt Options) []SeriesKnee {
 	out := []SeriesKnee{}
 	for _, sr := range seriesAlong(samples, axis) {
-		if len(sr.xs) < 4 {
+		if len(sr.xs) < kneeMinPoints {
 			continue
 		}
-		ys := make([]float64, len(sr.samples))
-		for i, s := range sr.samples {
-			ys[i] = Summarize(s.Values, opt).Center
-		}
-		k := FindKnee(sr.xs, ys, KneeOptions{LogX: SpansDecades(sr.xs), Alpha: opt.Alpha})
-		if !k.PiecewiseFound {
-			continue // Kneedle alone also bends straight noisy lines; it only seconds a significant fit
-		}
+		k := FitKnee(sr.xs, sr.samples, KneeOptions{LogX: SpansDecades(sr.xs), Confidence: opt.Confidence})
 		out = append(out, SeriesKnee{Series: sr.name, Config: sr.config, Unit: sr.unit, Axis: axis, X: k.X, KneeResult: k})
 	}
 	return out
@@ -108,10 +118,41 @@ func SpansDecades(vs []float64) bool {
 	return len(vs) > 0 && hi/lo >= 100
 }
 
+// SeriesComparison is the comparison of two series that differ in one
+// key, point by point along an axis (see [CompareAlong]).
+type SeriesComparison struct {
+	Unit   string `json:"unit"`
+	Axis   string `json:"axis"`
+	By     string `json:"by"`
+	A      string `json:"a"` // series names, axis part removed
+	B      string `json:"b"`
+	Config string `json:"config,omitempty"`
+	CrossAnalysis
+}
+
 // Crossovers finds, along axis, every crossover between series that differ
-// only in the value of key by. Pairs are taken in first-seen order of the
-// by values; each pair is reported once (A first seen before B).
+// only in the value of key by (see [Comparisons]).
 func Crossovers(samples []*Sample, axis, by string, opt Options) []SeriesCrossover {
+	return CrossoversOf(Comparisons(samples, axis, by, opt))
+}
+
+// CrossoversOf lists the crossovers of comparisons, in order; never nil.
+func CrossoversOf(comps []SeriesComparison) []SeriesCrossover {
+	out := []SeriesCrossover{}
+	for _, c := range comps {
+		for _, x := range c.Crossovers {
+			out = append(out, SeriesCrossover{Unit: c.Unit, Axis: c.Axis, By: c.By, A: c.A, B: c.B, Config: c.Config, Crossover: x})
+		}
+	}
+	return out
+}
+
+// Comparisons compares, along axis, every pair of series that differ only
+// in the value of key by: per point the paired ratio A/B with its
+// interval and corrected p-value, and the crossovers. Pairs are taken in
+// first-seen order of the by values; each pair is reported once (A first
+// seen before B).
+func Comparisons(samples []*Sample, axis, by string, opt Options) []SeriesComparison {
 	type key struct{ config, unit, rest string }
 	type member struct {
 		value string
@@ -133,15 +174,14 @@ func Crossovers(samples []*Sample, axis, by string, opt Options) []SeriesCrossov
 		}
 		groups[k] = append(groups[k], member{v, sr})
 	}
-	out := []SeriesCrossover{}
+	out := []SeriesComparison{}
 	for _, k := range order {
 		ms := groups[k]
 		for i := range ms {
 			for j := i + 1; j < len(ms); j++ {
 				a, b := ms[i].sr, ms[j].sr
-				for _, c := range FindCrossovers(pointsOf(a, b), opt.Alpha) {
-					out = append(out, SeriesCrossover{Unit: k.unit, Axis: axis, By: by, A: label(a, by), B: label(b, by), Config: k.config, Crossover: c})
-				}
+				out = append(out, SeriesComparison{Unit: k.unit, Axis: axis, By: by, A: label(a, by), B: label(b, by), Config: k.config,
+					CrossAnalysis: CompareAlong(pointsOf(a, b), opt)})
 			}
 		}
 	}
@@ -161,7 +201,7 @@ func pointsOf(a, b *series) []AxisPoint {
 	for i, x := range a.xs {
 		for j, y := range b.xs {
 			if x == y {
-				pts = append(pts, AxisPoint{X: x, A: a.samples[i].Values, B: b.samples[j].Values})
+				pts = append(pts, AxisPoint{X: x, A: a.samples[i].Values, B: b.samples[j].Values, RA: a.samples[i].ByRound(), RB: b.samples[j].ByRound()})
 			}
 		}
 	}

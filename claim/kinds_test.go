@@ -2,7 +2,6 @@ package claim
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
@@ -19,7 +18,7 @@ func depthSeries(lib string, depths []float64, f func(x float64) float64) []*ana
 	return out
 }
 
-func TestValueAndKnee(t *testing.T) {
+func TestValue(t *testing.T) {
 	ten := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	var samples []*analysis.Sample
 	// bent: slope 1 up to depth 6, slope 8 after it.
@@ -66,9 +65,6 @@ func TestValueAndKnee(t *testing.T) {
 	val := func(num, unit, op string, v float64) spec.Check {
 		return spec.Check{Kind: "value", Num: num, Unit: unit, Op: op, Value: v}
 	}
-	kn := func(a string, lo, hi float64) spec.Check {
-		return spec.Check{Kind: "knee", A: a, Axis: "depth", Min: lo, Max: hi}
-	}
 	tests := []struct {
 		name    string
 		check   spec.Check
@@ -87,22 +83,6 @@ func TestValueAndKnee(t *testing.T) {
 		{"value unmeasured", val("v=missing", "allocs/op", "<", 10), NotTestable, "", "no allocs/op cell matches"},
 		{"value ambiguous", spec.Check{Kind: "value", Num: "lib=bent", Op: "<", Value: 1}, NotTestable, "", "narrow the selector"},
 		{"value with where", spec.Check{Kind: "value", Where: "depth=3", Num: "lib=bent", Op: ">", Value: 100}, Reproduced, "bent [depth=3] = 103", ""},
-
-		{"knee in range", kn("lib=bent", 5, 7), Reproduced, "knee at 6", ""},
-		{"knee exact", kn("lib=bent", 6, 6), Reproduced, "knee at 6", ""},
-		{"knee outside range", kn("lib=bent", 8, 9), Contradicted, "knee at 6", "expected the knee"},
-		{"no knee, enough points", kn("lib=straight", 5, 7), Contradicted, "no significant knee", "expected a knee"},
-		{"no knee, five exact points", kn("lib=short", 2, 4), Contradicted, "no significant knee", "straight there: at 2 the slope changes by +0% [-0%, +0%]"},
-		{"no knee, noisy points", kn("lib=noisy", 5, 7), Inconclusive, "no significant knee", "cannot be ruled out"},
-		{"bend only at the claimed point", kn("lib=late", 10, 10), Inconclusive, "no significant knee", "at 10 the slope changes by +119% [+25%, +213%] of the series' slope, a bend by itself"},
-		{"immaterial bend", kn("lib=gentle", 5, 5), Contradicted, "", "at 5 the slope changes by +5% [+5%, +5%] of the series' slope, within ±10%"},
-		{"range beyond the sweep", kn("lib=straight", 11, 14), Inconclusive, "no significant knee", "no interior point"},
-		{"range at an end point", kn("lib=straight", 10, 10), Inconclusive, "", "no interior point"},
-		{"knee from few samples", kn("lib=fewsamples", 5, 7), Inconclusive, "", "fewer than 6 samples"},
-		{"too few points", kn("lib=tiny", 1, 3), NotTestable, "", "at least 4"},
-		{"two series", spec.Check{Kind: "knee", A: "bench=BenchmarkDepth", Axis: "depth", Min: 5, Max: 7}, NotTestable, "", "series along"},
-		{"unmeasured series", kn("lib=missing", 5, 7), NotTestable, "", "no sec/op cell matches"},
-		{"knee on four points", kn("lib=low", 2, 3), Inconclusive, "", "too few to rule one out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,55 +116,5 @@ func TestCompareOp(t *testing.T) {
 		if got := compareOp(tt.x, tt.op, tt.v); got != tt.want {
 			t.Errorf("compareOp(%g, %q, %g) = %v, want %v", tt.x, tt.op, tt.v, got, tt.want)
 		}
-	}
-}
-
-func TestHingeBend(t *testing.T) {
-	ts := []float64{1, 2, 3, 4, 5, 6, 7}
-	bent := func(x float64) float64 { return 3 + 2*x + 5*max(0, x-4) }
-	var ys []float64
-	for _, x := range ts {
-		ys = append(ys, bent(x))
-	}
-	c, lo, hi, ok := hingeBend(ts, ys, 4)
-	if !ok || math.Abs(c-5) > 1e-9 || lo > c || hi < c || hi-lo > 1e-6 {
-		t.Errorf("exact hinge: c = %g [%g, %g] ok=%v, want 5 with a zero-width interval", c, lo, hi, ok)
-	}
-	ys[2] += 1 // noise widens the interval around the same estimate
-	c, lo, hi, ok = hingeBend(ts, ys, 4)
-	if !ok || !(lo < c && c < hi) || hi-lo < 0.1 {
-		t.Errorf("noisy hinge: c = %g [%g, %g] ok=%v", c, lo, hi, ok)
-	}
-	if _, _, _, ok := hingeBend(ts[:4], ys[:4], 2); ok {
-		t.Error("hingeBend fitted three parameters to four points")
-	}
-	if _, _, _, ok := hingeBend([]float64{1, 1, 1, 1, 1}, []float64{1, 2, 3, 4, 5}, 1); ok {
-		t.Error("hingeBend fitted a singular design")
-	}
-}
-
-func TestInvert3(t *testing.T) {
-	m := [3][3]float64{{4, 2, 1}, {2, 5, 3}, {1, 3, 6}}
-	inv, ok := invert3(m)
-	if !ok {
-		t.Fatal("invert3 failed on an invertible matrix")
-	}
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			var sum float64
-			for k := 0; k < 3; k++ {
-				sum += m[i][k] * inv[k][j]
-			}
-			want := 0.0
-			if i == j {
-				want = 1
-			}
-			if math.Abs(sum-want) > 1e-12 {
-				t.Errorf("(m·inv)[%d][%d] = %g, want %g", i, j, sum, want)
-			}
-		}
-	}
-	if _, ok := invert3([3][3]float64{{1, 2, 3}, {2, 4, 6}, {1, 1, 1}}); ok {
-		t.Error("invert3 inverted a singular matrix")
 	}
 }

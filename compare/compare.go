@@ -40,6 +40,10 @@ type Options struct {
 	// HigherIsBetter reports units where a larger value is an
 	// improvement. Nil uses [HigherIsBetter].
 	HigherIsBetter func(unit string) bool
+	// ConfigMap pairs an old config name with the new config it is
+	// compared with (e.g. "default" → "go126"). When nil and each side has
+	// exactly one config, those two are paired (see [Result.ConfigMap]).
+	ConfigMap map[string]string
 }
 
 func (o Options) withDefaults() Options {
@@ -55,29 +59,54 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// HigherIsBetter is the default direction of a unit: rates ("/s") and hit
-// counts are better higher, everything else (time, bytes, allocations) is
-// better lower.
-func HigherIsBetter(unit string) bool {
-	return strings.HasSuffix(unit, "/s") || strings.HasPrefix(unit, "hits/")
+// HigherIsBetter is the direction of a unit that no unit metadata
+// describes: go test's throughput unit MB/s is better higher, everything
+// else (time, bytes, allocations) better lower. Nothing is guessed from a
+// unit's name: other units say which way they improve with benchfmt unit
+// metadata ("Unit hits/op better=higher"), read by [Directions].
+func HigherIsBetter(unit string) bool { return unit == "MB/s" }
+
+// Directions returns the direction function of unit metadata: a unit whose
+// "better" key is "higher" is better higher, "lower" better lower, and any
+// other unit follows [HigherIsBetter].
+func Directions(meta []benchfmt.UnitMetadata) func(unit string) bool {
+	dir := map[string]bool{}
+	for _, m := range meta {
+		if !strings.EqualFold(m.Key, "better") {
+			continue
+		}
+		switch strings.ToLower(m.Value) {
+		case "higher":
+			dir[m.Unit] = true
+		case "lower":
+			dir[m.Unit] = false
+		}
+	}
+	return func(unit string) bool {
+		if h, ok := dir[unit]; ok {
+			return h
+		}
+		return HigherIsBetter(unit)
+	}
 }
 
 // Row is the comparison of one benchmark in one unit.
 type Row struct {
-	Config   string  `json:"config,omitempty"`
-	Name     string  `json:"name"`
-	Unit     string  `json:"unit"`
-	Old      Stat    `json:"old"`
-	New      Stat    `json:"new"`
-	Delta    float64 `json:"delta"`    // median(new)/median(old) − 1; ±Inf when the old median is 0
-	DeltaLo  float64 `json:"delta_lo"` // confidence interval of Delta; ±Inf when too few samples
-	DeltaHi  float64 `json:"delta_hi"`
-	P        float64 `json:"p"` // Mann-Whitney U p-value
-	Signif   bool    `json:"significant"`
-	Better   bool    `json:"better"` // the change is significant and an improvement
-	Worse    bool    `json:"worse"`  // the change is significant and a regression
-	NoCI     bool    `json:"no_ci"`  // too few samples for Delta's interval at this α
-	AllEqual bool    `json:"all_equal,omitempty"`
+	Config    string  `json:"config,omitempty"`     // the new side's config
+	OldConfig string  `json:"old_config,omitempty"` // the old side's, when a config map paired two names
+	Name      string  `json:"name"`
+	Unit      string  `json:"unit"`
+	Old       Stat    `json:"old"`
+	New       Stat    `json:"new"`
+	Delta     float64 `json:"delta"`    // median(new)/median(old) − 1; ±Inf when the old median is 0
+	DeltaLo   float64 `json:"delta_lo"` // confidence interval of Delta; ±Inf when too few samples
+	DeltaHi   float64 `json:"delta_hi"`
+	P         float64 `json:"p"` // Mann-Whitney U p-value
+	Signif    bool    `json:"significant"`
+	Better    bool    `json:"better"` // the change is significant and an improvement
+	Worse     bool    `json:"worse"`  // the change is significant and a regression
+	NoCI      bool    `json:"no_ci"`  // too few samples for Delta's interval at this α
+	AllEqual  bool    `json:"all_equal,omitempty"`
 }
 
 // Stat is one side's summary.
@@ -102,7 +131,12 @@ type Result struct {
 	Geomeans []Geomean `json:"geomeans"`
 	OnlyOld  []string  `json:"only_old"` // "name @config [unit]" present only in the old set
 	OnlyNew  []string  `json:"only_new"`
-	Opt      Options   `json:"-"`
+	// ConfigMap is the pairing of configs used (old → new): the one given,
+	// or the automatic one; nil when configs were matched by name.
+	ConfigMap map[string]string `json:"config_map,omitempty"`
+	// Unmatched lists, per side and config, what was in one side only.
+	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	Opt       Options     `json:"-"`
 }
 
 type key struct{ config, name, unit string }
@@ -123,6 +157,8 @@ func Compare(old, new []*benchfmt.Result, opt Options) *Result {
 	}
 	om, oorder := index(old)
 	nm, norder := index(new)
+	res.ConfigMap = pairConfigs(oorder, norder, opt.ConfigMap)
+	om, oorder = renameOld(om, oorder, res.ConfigMap)
 	aopt := analysis.Options{Alpha: opt.Alpha, Confidence: opt.Confidence}
 	for _, k := range oorder {
 		ns, ok := nm[k]
@@ -130,8 +166,13 @@ func Compare(old, new []*benchfmt.Result, opt Options) *Result {
 			res.OnlyOld = append(res.OnlyOld, label(k))
 			continue
 		}
-		res.Rows = append(res.Rows, compareOne(k, om[k].Values, ns.Values, aopt, opt.HigherIsBetter(k.unit)))
+		row := compareOne(k, om[k].Values, ns.Values, aopt, opt.HigherIsBetter(k.unit))
+		if oc := om[k].Config; oc != k.config {
+			row.OldConfig = oc
+		}
+		res.Rows = append(res.Rows, row)
 	}
+	res.Unmatched = tallyUnmatched(om, oorder, nm, norder)
 	for _, k := range norder {
 		if _, ok := om[k]; !ok {
 			res.OnlyNew = append(res.OnlyNew, label(k))

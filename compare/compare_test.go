@@ -141,7 +141,7 @@ func TestCompareFiles(t *testing.T) {
 	if err := res.WriteText(&out, fails); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"geomean over 3 common", "FAIL sec/op>5%", "1 only in old"} {
+	for _, want := range []string{"geomean over 3 common", "FAIL sec/op>5%", "in one side only", "BenchmarkOld-2"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text output lacks %q:\n%s", want, out.String())
 		}

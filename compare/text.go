@@ -83,7 +83,10 @@ func (r *Result) WriteText(w io.Writer, fails []Failure) error {
 			fmt.Fprintf(tw, "%s\told\tnew\tΔ\t%.0f%% CI of Δ\tp\t\n", unit, (1-r.Opt.Alpha)*100)
 		}
 		name := row.Name
-		if row.Config != "" {
+		switch {
+		case row.OldConfig != "":
+			name += " @" + row.OldConfig + "→" + row.Config
+		case row.Config != "":
 			name += " @" + row.Config
 		}
 		mark := row.Verdict()
@@ -101,13 +104,7 @@ func (r *Result) WriteText(w io.Writer, fails []Failure) error {
 	if len(r.Rows) == 0 {
 		fmt.Fprintln(w, "no benchmark is in both sets")
 	}
-	if n := len(r.OnlyOld); n > 0 {
-		fmt.Fprintf(w, "\n%d only in old (not in the geomeans): %s\n", n, list(r.OnlyOld))
-	}
-	if n := len(r.OnlyNew); n > 0 {
-		fmt.Fprintf(w, "\n%d only in new (not in the geomeans): %s\n", n, list(r.OnlyNew))
-	}
-	return nil
+	return r.WriteUnmatched(w)
 }
 
 func (r *Result) geomeanLine(w io.Writer, unit string) {
@@ -116,11 +113,4 @@ func (r *Result) geomeanLine(w io.Writer, unit string) {
 			fmt.Fprintf(w, "geomean over %d common\t\t\t%s\t\t\t\n", g.N, FormatDelta(g.Delta))
 		}
 	}
-}
-
-func list(xs []string) string {
-	if len(xs) > 10 {
-		return strings.Join(xs[:10], ", ") + fmt.Sprintf(", … (%d more)", len(xs)-10)
-	}
-	return strings.Join(xs, ", ")
 }

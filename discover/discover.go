@@ -36,6 +36,9 @@ func List(ctx context.Context, binary, dir, regex string) ([]Bench, error) {
 	}
 	res, err := gotest.Run(ctx, gotest.Invocation{Binary: binary, Dir: dir, Bench: regex, Benchtime: "1x", CPU: []int{1}})
 	if err != nil && len(res) == 0 {
+		if e := noMatch(ctx, binary, dir, regex); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("listing benchmarks matching %q: %w", regex, err)
 	}
 	var out []Bench
@@ -56,9 +59,38 @@ func List(ctx context.Context, binary, dir, regex string) ([]Bench, error) {
 		}
 	}
 	if len(out) == 0 {
+		if e := noMatch(ctx, binary, dir, regex); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("no benchmarks match %q", regex)
 	}
 	return out, nil
+}
+
+// noMatch returns an error naming the package's benchmarks when no
+// top-level benchmark matches the first element of regex, and nil otherwise.
+func noMatch(ctx context.Context, binary, dir, regex string) error {
+	names, err := gotest.ListBenchmarks(ctx, gotest.Invocation{Binary: binary, Dir: dir})
+	if err != nil {
+		return nil
+	}
+	first, _, _ := strings.Cut(regex, "/")
+	re, err := regexp.Compile(first)
+	if err != nil {
+		return nil
+	}
+	for _, n := range names {
+		if re.MatchString(n) {
+			return nil
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("-bench %q: the package has no benchmarks", regex)
+	}
+	if len(names) > 12 {
+		names = append(names[:12], fmt.Sprintf("… (%d in all)", len(names)))
+	}
+	return fmt.Errorf("-bench %q matches no benchmark; the package has: %s", regex, strings.Join(names, ", "))
 }
 
 // Cells returns one cell per benchmark per config.

@@ -16,7 +16,8 @@ type SpecInput struct {
 	Benchtime string
 	CPU       []int
 	Axis      string // analysis axis, "" for none
-	By        string // crossover key, "" for none
+	By        string // the key whose values are compared, "" for none
+	Baseline  string // the value of By the others are divided by; "" for its first value
 }
 
 // Config is a named set of environment settings (KEY=VALUE).
@@ -33,8 +34,9 @@ var envKeys = map[string]string{
 
 // SpecText writes a spec for the benchmarks. When they form a full sweep of
 // key=value levels, the levels become axes; otherwise the spec selects whole
-// benchmark functions (each run prints all of its sub-benchmarks) and a
-// comment says why.
+// benchmark functions (each run prints all of its sub-benchmarks), a
+// comment says why, and an analysis axis names a level key along which each
+// benchmark is analysed separately (see AxisGroups).
 func SpecText(in SpecInput) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by perflab from the benchmarks of package %s.\n", in.Package)
@@ -88,10 +90,30 @@ func SpecText(in SpecInput) (string, error) {
 			fmt.Fprintf(&b, "%s = %s\n", field, quote(v))
 		}
 	}
-	if in.Axis != "" && axes != nil {
-		fmt.Fprintf(&b, "\n[analysis]\naxis = %s\n", quote(in.Axis))
-		if in.By != "" {
+	hasAxis := func(key string) bool {
+		for _, a := range axes {
+			if a.Key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if in.Axis != "" && axes == nil {
+		fmt.Fprintf(&b, "\n# Each benchmark is analysed along its own %s values.\n", in.Axis)
+	}
+	// Without axes, analysis keys name the results' levels; with axes they
+	// must be axes.
+	by := in.By != "" && (axes == nil || hasAxis(in.By))
+	if in.Axis != "" || by {
+		b.WriteString("\n[analysis]\n")
+		if in.Axis != "" {
+			fmt.Fprintf(&b, "axis = %s\n", quote(in.Axis))
+		}
+		if by {
 			fmt.Fprintf(&b, "by = %s\n", quote(in.By))
+			if in.Baseline != "" && axes != nil {
+				fmt.Fprintf(&b, "baseline = %s\n", quote(in.Baseline))
+			}
 		}
 	}
 	return b.String(), nil

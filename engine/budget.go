@@ -53,7 +53,7 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 	}
 	f := Fit{Budget: opt.Budget, Cells: cells, Cell: cell, Overhead: overhead, Benchtime: mode.Benchtime}
 	if !opt.NoProfile && mode.Profile != "off" {
-		pb := benchDuration(cmpOr(mode.ProfileBenchtime, profileBenchtime)) * time.Duration(ncpu)
+		pb := benchDuration(mode.ProfileBenchtime) * time.Duration(ncpu)
 		f.Profile = time.Duration(2*cells) * pb
 		if mode.Profile == "cell" {
 			f.Profile += time.Duration(2*cells) * overhead

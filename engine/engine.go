@@ -43,12 +43,23 @@ type Options struct {
 	NoProfile   bool          // skip the profiling pass
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
 	Progress    io.Writer     // progress lines; nil → discard
+	Verbose     bool          // a line per round even on a terminal
+
+	// NamesOnly limits the check before round 1 to the benchmark names
+	// (-test.list, which runs nothing); otherwise every planned cell is
+	// checked against one pass of the selection at one iteration each
+	// (see checkSelection).
+	NamesOnly bool
+	// NewRunIfChanged makes Resume start a new run with the stored run's
+	// plan when a test binary differs from the one the run recorded;
+	// without it such a resume is refused (*BinaryChangedError).
+	NewRunIfChanged bool
 }
 
 // Result says how a run ended.
 type Result struct {
 	RunID       int64
-	Status      string // "complete", "interrupted" or "failed"
+	Status      string // "complete", "partial" (some cells or configs failed), "interrupted" or "failed"
 	RoundsDone  int
 	RoundsTotal int
 	Failures    int
@@ -86,8 +97,11 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if run.Status == "complete" {
-		return nil, fmt.Errorf("run %d is already complete; nothing to resume", runID)
+	if run.Status == "complete" || run.Status == "partial" {
+		return nil, fmt.Errorf("run %d is already %s; nothing to resume", runID, run.Status)
+	}
+	if err := checkOwner(run); err != nil {
+		return nil, err
 	}
 	var saved savedPlan
 	if err := json.Unmarshal([]byte(run.Note), &saved); err != nil || saved.Mode == "" {
@@ -135,6 +149,16 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if len(bins) == 0 {
 		return nil, errors.New("no configuration could be built; see the errors above")
 	}
+	if resume != nil {
+		if resume, err = checkBinaries(ctx, opt, resume, configRows, progress); err != nil {
+			return nil, err
+		}
+	} else if opt.Cells == nil {
+		if err := checkSelection(ctx, opt, p, timeout, bins, progress); err != nil {
+			return nil, err
+		}
+	}
+	mode.ProfileBenchtime = profileBenchtime(opt, p, mode)
 	if opt.Budget > 0 && resume == nil {
 		if err := fitBudget(ctx, opt, p, &mode, timeout, bins, progress); err != nil {
 			return nil, err
@@ -147,12 +171,12 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
-			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note),
+			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
 		}
 		if _, err := opt.DB.CreateRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("recording the run: %w", err)
 		}
-	} else if err := opt.DB.FinishRun(ctx, run.ID, "running"); err != nil {
+	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
 		return nil, err
 	}
 	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
@@ -179,7 +203,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		if err := recordEnv(ctx, opt, run.ID, "before", progress); err != nil {
 			return finish(statusFor(ctx), err)
 		}
-		if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta()); err != nil {
+		if err := opt.DB.SetUnitMeta(ctx, run.ID, unitMeta(opt.Spec)); err != nil {
 			return finish("failed", err)
 		}
 	}
@@ -211,7 +235,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if ctx.Err() != nil {
 		return finish("interrupted", nil)
 	}
-	return finish("complete", nil)
+	return finish(endStatus(res, len(bins), len(configRows)), nil)
 }
 
 // makePlan lays out the cells: the given ones, or the spec's axis product.
@@ -284,11 +308,16 @@ func recordEnv(ctx context.Context, opt Options, runID int64, phase string, prog
 	return opt.DB.SetEnv(context.WithoutCancel(ctx), runID, kv)
 }
 
-func unitMeta() []store.UnitMeta {
-	// go test's own units (sec/op, B/op, allocs/op) are known to benchstat.
-	m := []store.UnitMeta{{Unit: "hits/op", Key: "better", Value: "higher"}}
+// unitMeta is the unit metadata stored with a run: which way perflab's
+// own benchmetrics units and the units the spec declares improve. go
+// test's own units (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
+func unitMeta(s *spec.Spec) []store.UnitMeta {
+	var m []store.UnitMeta
 	for _, u := range benchmetrics.Units {
 		m = append(m, store.UnitMeta{Unit: u.Unit, Key: "better", Value: strings.ToLower(u.Better)})
+	}
+	for _, u := range s.Units { // the spec's word wins (the store keeps the last value)
+		m = append(m, store.UnitMeta{Unit: u.Name, Key: "better", Value: u.Better})
 	}
 	return m
 }
@@ -371,6 +400,7 @@ type rounds struct {
 	runID    int64
 	progress io.Writer
 	res      *Result
+	failed   int // failed cell runs in the rounds run here
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -444,12 +474,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		}
 		r.res.RoundsDone++
 		r.res.Failures += len(failures)
-		if tty {
-			fmt.Fprint(r.progress, "\r\033[K")
-		}
-		fmt.Fprintf(r.progress, "perflab: round %d/%d stored: %d results, %d failed cells, %s elapsed, %s\n",
-			round, r.plan.Rounds, len(results), len(failures), time.Since(start).Round(time.Second), eta(start, cellsRun, total))
+		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
 	}
+	r.roundsEnd(tty, start)
 	return nil
 }
 
@@ -506,6 +533,9 @@ func eta(start time.Time, done, total int) string {
 }
 
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -545,7 +575,7 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 	if err != nil {
 		return
 	}
-	benchtime := cmpOr(mode.ProfileBenchtime, profileBenchtime)
+	benchtime := mode.ProfileBenchtime
 	for _, c := range opt.Spec.Configs {
 		bin, ok := bins[c.Name]
 		if !ok || ctx.Err() != nil {
@@ -570,7 +600,18 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 				profileOne(ctx, opt, res, inv, c.Name, cell.Name(), filepath.Join(res.Artifacts, c.Name, slug(cell.Name())), progress)
 			}
 		}
-		fmt.Fprintf(progress, "perflab: profiles for %s written under %s (%s)\n", c.Name, filepath.Join(res.Artifacts, c.Name), time.Since(start).Round(time.Millisecond))
+		cells := 0
+		for _, cell := range p.Cells {
+			if cell.Config == c.Name {
+				cells++
+			}
+		}
+		span := ""
+		if d := profileSpan(benchtime, cells, len(mode.CPU)); d > 0 {
+			span = fmt.Sprintf(", ≈%s of benchmark time in the CPU profile", d.Round(time.Millisecond))
+		}
+		fmt.Fprintf(progress, "perflab: profiles for %s written under %s: %d cells at benchtime %s%s (%s in all)\n",
+			c.Name, filepath.Join(res.Artifacts, c.Name), cells, benchtime, span, time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -607,7 +648,3 @@ func slug(name string) string {
 		return '_'
 	}, name)
 }
-
-// profileBenchtime is each benchmark's time in the profiling pass: long
-// enough for a CPU profile to see it, short enough to keep a trace small.
-const profileBenchtime = "10ms"

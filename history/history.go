@@ -26,6 +26,7 @@ type Point struct {
 	RunID      int64     `json:"run"`
 	Experiment string    `json:"experiment"`
 	Started    time.Time `json:"started"`
+	Config     string    `json:"config"` // the run's config the value comes from
 	Median     float64   `json:"median"`
 	Lo         float64   `json:"lo"`
 	Hi         float64   `json:"hi"`
@@ -54,7 +55,7 @@ var ErrNoData = errors.New("no data")
 
 // Load reads the benchmark's value in every stored run that measured it,
 // oldest first. The benchmark may be given with or without its
-// "Benchmark" prefix.
+// "Benchmark" prefix, and with or without its GOMAXPROCS suffix (-N).
 func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) (*Series, error) {
 	unit := cmp.Or(opt.Unit, "sec/op")
 	name := benchmark
@@ -78,6 +79,7 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 	var hits []found
 	configs := map[string]bool{}
 	units := map[string]bool{}
+	fulls := map[string]bool{} // the names as stored that matched
 	for _, r := range runs {
 		results, err := db.Results(ctx, r.ID)
 		if err != nil {
@@ -85,9 +87,10 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 		}
 		f := found{run: r, samples: map[string]*analysis.Sample{}}
 		for _, s := range analysis.Collect(results) {
-			if s.Name.Full != name {
+			if s.Name.Full != name && WithoutProcs(s.Name.Full) != name {
 				continue
 			}
+			fulls[s.Name.Full] = true
 			units[s.Unit] = true
 			if s.Unit == unit {
 				f.samples[s.Config] = s
@@ -104,7 +107,40 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 		}
 		return nil, fmt.Errorf("no stored run in %s measured %s (names are as in \"perflab export\", e.g. BenchmarkPool/size=64/reuse=25-2): %w", db.Path(), name, ErrNoData)
 	}
+	if len(fulls) > 1 {
+		return nil, fmt.Errorf("%s was measured at several GOMAXPROCS values (%s); give the name with its -N suffix", name, strings.Join(sortedKeys(fulls), ", "))
+	}
+	name = sortedKeys(fulls)[0]
 	config := opt.Config
+	// One config per run, named differently across runs (a run's "default"
+	// and a later run's "go126"): follow it, as compare pairs one config
+	// with one. --config a,b names such a sequence explicitly.
+	if config == "" && len(configs) > 1 && onePerRun(hits, func(f found) int { return len(f.samples) }) {
+		config = strings.Join(sortedKeys(configs), ",")
+	}
+	if names := strings.Split(config, ","); len(names) > 1 {
+		out := &Series{Benchmark: name, Unit: unit, Config: config, Points: []Point{}, Changes: []ChangePoint{}}
+		for _, h := range hits {
+			var s *analysis.Sample
+			for _, n := range names {
+				if c := h.samples[strings.TrimSpace(n)]; c != nil {
+					if s != nil {
+						return nil, fmt.Errorf("run %d measured %s under both %s and %s; pass one --config", h.run.ID, name, s.Config, c.Config)
+					}
+					s = c
+				}
+			}
+			if s == nil {
+				continue
+			}
+			sum := analysis.Summarize(s.Values, opt.Stats)
+			out.Points = append(out.Points, Point{RunID: h.run.ID, Experiment: h.run.Experiment, Started: h.run.StartedAt, Config: s.Config, Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: sum.N})
+		}
+		if len(out.Points) == 0 {
+			return nil, fmt.Errorf("%s has no %s values under configs %s (configs: %s): %w", name, unit, config, strings.Join(sortedKeys(configs), ", "), ErrNoData)
+		}
+		return out, nil
+	}
 	if config == "" {
 		switch {
 		case len(configs) == 1:
@@ -122,12 +158,37 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 			continue
 		}
 		sum := analysis.Summarize(s.Values, opt.Stats)
-		out.Points = append(out.Points, Point{RunID: h.run.ID, Experiment: h.run.Experiment, Started: h.run.StartedAt, Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: sum.N})
+		out.Points = append(out.Points, Point{RunID: h.run.ID, Experiment: h.run.Experiment, Started: h.run.StartedAt, Config: config, Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: sum.N})
 	}
 	if len(out.Points) == 0 {
 		return nil, fmt.Errorf("%s has no %s values under config %q (configs: %s): %w", name, unit, config, strings.Join(sortedKeys(configs), ", "), ErrNoData)
 	}
 	return out, nil
+}
+
+func onePerRun[T any](hits []T, n func(T) int) bool {
+	for _, h := range hits {
+		if n(h) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// WithoutProcs drops the GOMAXPROCS suffix go test appends to a
+// benchmark's name ("BenchmarkX/size=64-8" → "BenchmarkX/size=64"); a
+// negative level value ("/n=-3") is not a suffix.
+func WithoutProcs(full string) string {
+	i := strings.LastIndexByte(full, '-')
+	if i <= 0 || i == len(full)-1 || full[i-1] == '=' || full[i-1] == '/' {
+		return full
+	}
+	for _, r := range full[i+1:] {
+		if r < '0' || r > '9' {
+			return full
+		}
+	}
+	return full[:i]
 }
 
 func sortedKeys(m map[string]bool) []string {

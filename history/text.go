@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchunit"
@@ -40,7 +41,12 @@ func (s *Series) WriteText(w io.Writer) error {
 	cls := benchunit.ClassOf(s.Unit)
 	fmt.Fprintf(w, "%s [%s] @%s over %d runs\n\n", s.Benchmark, s.Unit, s.Config, len(s.Points))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tEXPERIMENT\tSTARTED\tMEDIAN\t95% CI\tN\t")
+	several := strings.Contains(s.Config, ",")
+	if several {
+		fmt.Fprintln(tw, "RUN\tEXPERIMENT\tCONFIG\tSTARTED\tMEDIAN\t95% CI\tN\t")
+	} else {
+		fmt.Fprintln(tw, "RUN\tEXPERIMENT\tSTARTED\tMEDIAN\t95% CI\tN\t")
+	}
 	next := 0
 	for i, p := range s.Points {
 		if next < len(s.Changes) && s.Changes[next].Index == i {
@@ -51,7 +57,11 @@ func (s *Series) WriteText(w io.Writer) error {
 		if p.N >= 6 && !math.IsNaN(p.Lo) {
 			ci = fmt.Sprintf("[%s, %s]", benchunit.Scale(p.Lo, cls), benchunit.Scale(p.Hi, cls))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t\n", p.RunID, p.Experiment, p.Started.Local().Format("2006-01-02 15:04"), benchunit.Scale(p.Median, cls), ci, p.N)
+		exp := p.Experiment
+		if several {
+			exp += "\t" + p.Config
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t\n", p.RunID, exp, p.Started.Local().Format("2006-01-02 15:04"), benchunit.Scale(p.Median, cls), ci, p.N)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -2,10 +2,14 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/store"
 )
 
 // Correctness gates. A benchmark that checks its output before timing
@@ -33,46 +37,43 @@ type incorrectCell struct {
 // with the first difference, and how many cells passed, per value of the
 // spec's by axis when it has one. Runs whose benchmarks have no gate (no
 // CorrectUnit samples and no incorrect failures) get no section.
-func (m *md) correctness() {
-	bad := m.in.incorrectCells()
+func correctnessSection(f *findings.Run) *Section {
+	bad := incorrectCells(f.Failures)
 	passed := map[string]analysis.Name{} // cell key → name
-	for _, s := range m.in.Samples {
+	for _, s := range f.Samples {
 		if s.Unit == CorrectUnit {
 			passed[s.Config+"\x00"+cellKey(s.Name)] = s.Name
 		}
 	}
 	if len(bad) == 0 && len(passed) == 0 {
-		return
+		return nil
 	}
-	m.p("## Correctness\n\n")
-	m.p("Before timing, each cell checked its output (see the experiment's documentation); a cell that failed is incorrect: it has no samples and is never ranked or used by a claim.\n\n")
+	sec := &Section{ID: "correctness", Title: "Correctness"}
+	sec.Blocks = append(sec.Blocks, para("Before timing, each cell checked its output (see the experiment's documentation); a cell that failed is incorrect: it has no samples and is never ranked or used by a claim."))
 	dims := cellDims(passed, bad)
 	if len(bad) == 0 {
-		m.p("All %d %s cells produced correct output.\n\n", len(passed), dims)
+		sec.Blocks = append(sec.Blocks, para(fmt.Sprintf("All %d %s cells produced correct output.", len(passed), dims)))
 	} else {
-		m.p("%d of %d %s cells produced incorrect output:\n\n", len(bad), len(bad)+len(passed), dims)
+		sec.Blocks = append(sec.Blocks, para(fmt.Sprintf("%d of %d %s cells produced incorrect output:", len(bad), len(bad)+len(passed), dims)))
 		keys := partKeys(bad)
-		m.p("| config |")
-		for _, k := range keys {
-			m.p(" %s |", esc(k))
-		}
-		m.p(" first difference |\n|---|%s---|\n", strings.Repeat("---|", len(keys)))
+		t := &Table{Head: append(append([]string{"config"}, keys...), "first difference")}
 		for _, c := range bad {
-			m.p("| %s |", esc(c.config))
+			r := Row{Cells: cells(c.config)}
 			for _, k := range keys {
 				v, _ := c.name.Value(k)
-				m.p(" %s |", esc(v))
+				r.Cells = append(r.Cells, cell(v))
 			}
-			m.p(" %s |\n", esc(c.diff))
+			r.Cells = append(r.Cells, cell(c.diff))
+			t.Rows = append(t.Rows, r)
 		}
-		m.p("\n")
+		sec.Blocks = append(sec.Blocks, Block{Table: t})
 	}
 	by := ""
-	if m.in.Spec != nil {
-		by = m.in.Spec.Analysis.By
+	if f.Spec != nil {
+		by = f.Spec.Analysis.By
 	}
 	if by == "" {
-		return
+		return sec
 	}
 	type tally struct{ ok, bad int }
 	counts := map[string]*tally{}
@@ -100,26 +101,27 @@ func (m *md) correctness() {
 	for _, c := range bad {
 		count(c.name, false)
 	}
-	if m.in.Spec != nil {
-		for _, a := range m.in.Spec.Axes {
+	if f.Spec != nil {
+		for _, a := range f.Spec.Axes {
 			if a.Key == by {
 				order = axisFirst(order, append(slices.Clone(a.Quick), a.Full...))
 			}
 		}
 	}
-	m.p("| %s | correct cells | incorrect cells |\n|---|---|---|\n", esc(by))
+	t := &Table{Head: []string{by, "correct cells", "incorrect cells"}}
 	for _, v := range order {
-		m.p("| %s | %d | %d |\n", esc(v), counts[v].ok, counts[v].bad)
+		t.Rows = append(t.Rows, Row{Cells: cells(v, strconv.Itoa(counts[v].ok), strconv.Itoa(counts[v].bad))})
 	}
-	m.p("\n")
+	sec.Blocks = append(sec.Blocks, Block{Table: t})
+	return sec
 }
 
 // incorrectCells returns each cell whose gate failed once, with the first
 // difference, in config and name order.
-func (in *Input) incorrectCells() []incorrectCell {
+func incorrectCells(failures []store.Failure) []incorrectCell {
 	seen := map[string]bool{}
 	var out []incorrectCell
-	for _, f := range in.Failures {
+	for _, f := range failures {
 		i := strings.Index(f.Reason, IncorrectMarker)
 		if i < 0 {
 			continue

@@ -1,11 +1,12 @@
 package report
 
 import (
-	"bufio"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
@@ -34,29 +35,24 @@ func TestCorrectness(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		in      *Input
+		in      *findings.Run
 		want    []string // fragments, in order
 		notWant []string
 	}{
-		{"no gate", &Input{Spec: sp, Samples: passed[3:]}, nil, []string{"Correctness"}},
-		{"all correct", &Input{Spec: sp, Samples: passed},
+		{"no gate", &findings.Run{Input: findings.Input{Spec: sp}, Samples: passed[3:]}, nil, []string{"Correctness"}},
+		{"all correct", &findings.Run{Input: findings.Input{Spec: sp}, Samples: passed},
 			[]string{"## Correctness", "All 3 lib×depth cells produced correct output.", "| lib | correct cells | incorrect cells |", "| std | 2 | 0 |\n| fast | 1 | 0 |"},
 			[]string{"first difference"}},
-		{"one incorrect", &Input{Spec: sp, Samples: passed, Failures: failures},
+		{"one incorrect", &findings.Run{Input: findings.Input{Spec: sp, Failures: failures}, Samples: passed},
 			[]string{"1 of 4 lib×depth cells produced incorrect output", "| config | lib | depth | first difference |",
 				"| default | broken | 2 | output differs at byte 12: got `1`, want `2` |", "| std | 2 | 0 |\n| fast | 1 | 0 |\n| broken | 0 | 1 |"},
 			[]string{"timeout", "jsonv2"}},
-		{"several configs", &Input{Samples: append(passed[:1:1], correctSample("jsonv2", "BenchmarkJSON/lib=fast/depth=1-2"))},
+		{"several configs", &findings.Run{Samples: append(passed[:1:1], correctSample("jsonv2", "BenchmarkJSON/lib=fast/depth=1-2"))},
 			[]string{"All 2 lib×depth×config cells produced correct output."}, []string{"correct cells"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var b strings.Builder
-			w := bufio.NewWriter(&b)
-			m := &md{w: w, in: tt.in}
-			m.correctness()
-			w.Flush()
-			got := b.String()
+			got := mdOf(correctnessSection(tt.in))
 			rest := got
 			for _, f := range tt.want {
 				i := strings.Index(rest, f)
@@ -78,26 +74,22 @@ func TestCorrectness(t *testing.T) {
 }
 
 func TestKneeless(t *testing.T) {
-	var samples []*analysis.Sample
-	for _, d := range []string{"1", "2", "3", "4", "5", "6"} {
-		samples = append(samples, &analysis.Sample{Config: "default", Name: analysis.ParseName("BenchmarkJSON/lib=flat/depth=" + d), Unit: "sec/op", Values: []float64{10, 10, 10, 10, 10, 10.5}})
-	}
-	in := &Input{Spec: &spec.Spec{Analysis: spec.Analysis{Axis: "depth", Unit: "sec/op"}}, Samples: samples}
-	var b strings.Builder
-	w := bufio.NewWriter(&b)
-	(&md{w: w, in: in}).kneeless()
-	w.Flush()
-	for _, f := range []string{"1 series without a significant knee along depth", "| BenchmarkJSON/lib=flat | 6 | no knee"} {
-		if !strings.Contains(b.String(), f) {
-			t.Errorf("output lacks %q:\n%s", f, b.String())
+	var text strings.Builder
+	text.WriteString("config: default\n")
+	for r := 1; r <= 6; r++ {
+		for _, d := range []string{"1", "2", "3", "4", "5", "6"} {
+			v := 10.0
+			if r == 6 {
+				v = 10.5
+			}
+			fmt.Fprintf(&text, "round: %d\nBenchmarkJSON/lib=flat/depth=%s 1 %g ns/op\n", r, d, v)
 		}
 	}
-	in.Knees = []analysis.SeriesKnee{{Series: "BenchmarkJSON/lib=flat", Config: "default", Unit: "sec/op"}}
-	b.Reset()
-	w.Reset(&b)
-	(&md{w: w, in: in}).kneeless()
-	w.Flush()
-	if b.Len() != 0 {
-		t.Errorf("a series with a knee is listed as kneeless:\n%s", b.String())
+	f := runOf(t, text.String(), &spec.Spec{Analysis: spec.Analysis{Axis: "depth", Unit: "sec/op"}})
+	out := mdOf(kneesSection(f))
+	for _, want := range []string{"1 series without a knee along depth", "| BenchmarkJSON/lib=flat | 6 | no knee"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -14,13 +14,14 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/internal/testrun"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
 )
 
 // loadSynthetic stores a synthetic run with known crossovers and loads it.
-func loadSynthetic(t *testing.T, opt testrun.Options) (*report.Input, string) {
+func loadSynthetic(t *testing.T, opt testrun.Options) (*findings.Run, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -91,7 +92,7 @@ func TestHTMLReport(t *testing.T) {
 	// The claims table, colour-coded and linked to the article.
 	for _, want := range []string{
 		`<tr class="v-rep" id="claim-S1">`, `<tr class="v-con" id="claim-S2">`, `<tr class="v-nt" id="claim-S3">`,
-		`href="/article/C-syncpool-reuse-rate.txt"`, "✓ reproduced", "✗ contradicted",
+		`href="/article/C-syncpool-reuse-rate.txt"`, `<td class="verdict v-rep"><b>reproduced</b>`, `<td class="verdict v-con"><b>contradicted</b>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -105,7 +106,7 @@ func TestHTMLReport(t *testing.T) {
 		}
 	}
 	for _, kv := range in.Env {
-		if !strings.Contains(page, "<dt>"+kv.Key+"</dt><dd>"+html.EscapeString(kv.Value)+"</dd>") {
+		if !strings.Contains(page, "<td>"+kv.Key+"</td><td>"+html.EscapeString(kv.Value)+"</td>") {
 			t.Errorf("environment card lacks %s=%s", kv.Key, kv.Value)
 		}
 	}
@@ -179,15 +180,80 @@ func TestHTMLEscapes(t *testing.T) {
 // with its tables, and says why there are no charts or claims.
 func TestHTMLWithoutSpec(t *testing.T) {
 	in, _ := loadSynthetic(t, testrun.Options{})
-	in.Spec, in.SpecErr = nil, io.ErrUnexpectedEOF
-	report.Analyze(in)
+	input := in.Input
+	input.Spec, input.SpecErr = nil, io.ErrUnexpectedEOF
+	in = findings.Of(input)
 	var buf bytes.Buffer
 	if err := report.HTML(&buf, in, report.HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"could not be read", "names no analysis axis", `<table class="pivot" data-unit="sec/op">`} {
+	for _, want := range []string{"could not be read", "names no analysis axis", `<table class="pivot">`} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+}
+
+var tagRE = regexp.MustCompile(`(?s)<[^>]*>`)
+
+// TestSameSectionModel: report.md and report.html are two renderings of
+// one section model. Every Markdown heading is an HTML heading, and the
+// text of every Markdown table cell (a check's predicate, a ratio, a
+// median) is in the HTML page, in the same order.
+func TestSameSectionModel(t *testing.T) {
+	in, dir := loadSynthetic(t, testrun.Options{})
+	var md, page bytes.Buffer
+	if err := report.Markdown(&md, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.HTML(&page, in, report.HTMLOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	text := html.UnescapeString(tagRE.ReplaceAllString(page.String(), " "))
+	text = strings.Join(strings.Fields(text), " ")
+	headings := regexp.MustCompile(`(?m)^## (.*)$`).FindAllStringSubmatch(md.String(), -1)
+	if len(headings) < 6 {
+		t.Fatalf("only %d Markdown sections:\n%s", len(headings), md.String())
+	}
+	for _, h := range headings {
+		if !strings.Contains(page.String(), "<h2>"+html.EscapeString(h[1])+"</h2>") {
+			t.Errorf("Markdown section %q is not an HTML section", h[1])
+		}
+	}
+	cells, rest := 0, text
+	for _, line := range strings.Split(md.String(), "\n") {
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		line = strings.ReplaceAll(line, `\|`, "\x00")
+		for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+			c = strings.TrimSpace(strings.ReplaceAll(c, "\x00", "|"))
+			c = strings.Trim(c, "*")
+			c = strings.ReplaceAll(c, "`", "")
+			c = strings.Join(strings.Fields(c), " ")
+			if c == "" {
+				continue
+			}
+			cells++
+			i := strings.Index(rest, c)
+			if i < 0 {
+				t.Fatalf("Markdown cell %q is not in the HTML page after the cells before it", c)
+			}
+			rest = rest[i+len(c):]
+		}
+	}
+	if cells < 100 {
+		t.Errorf("only %d Markdown cells compared", cells)
+	}
+	// The claims table prints each check's predicate beside its verdict.
+	for _, v := range in.Verdicts {
+		for _, c := range v.Checks {
+			if c.Predicate != "" && !strings.Contains(md.String(), c.Predicate) {
+				t.Errorf("claim %s: predicate %q missing from report.md", v.ID, c.Predicate)
+			}
+		}
+	}
+	if !strings.Contains(md.String(), report.Rule) || !strings.Contains(page.String(), html.EscapeString(report.Rule)) {
+		t.Error("the rule for claims is not in both reports")
 	}
 }

@@ -379,9 +379,12 @@ func bandPath(pts []ChartPoint, x, y axisScale) string {
 		if !x.ok(pt.X) || !y.ok(pt.Lo) || !y.ok(pt.Hi) {
 			continue
 		}
+		// Held inside the plot even where a viewer ignores the clip path.
+		lo, hi := math.Min(y.p0, y.p1), math.Max(y.p0, y.p1)
+		in := func(v float64) float64 { return math.Min(hi, math.Max(lo, y.pos(v))) }
 		px := x.pos(pt.X)
-		up = append(up, fmt.Sprintf("%.1f,%.1f", px, y.pos(pt.Hi)))
-		down = append(down, fmt.Sprintf("%.1f,%.1f", px, y.pos(pt.Lo)))
+		up = append(up, fmt.Sprintf("%.1f,%.1f", px, in(pt.Hi)))
+		down = append(down, fmt.Sprintf("%.1f,%.1f", px, in(pt.Lo)))
 	}
 	if len(up) < 2 {
 		return ""

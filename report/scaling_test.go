@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -31,14 +29,8 @@ func scalingText() string {
 }
 
 func TestScalingSections(t *testing.T) {
-	in := stageInput(t, scalingText())
-	in.Spec = &spec.Spec{Analysis: spec.Analysis{Scaling: "gomaxprocs"}}
-	in.Configs = []store.Config{{Name: "default"}, {Name: "old"}}
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	(&md{w: w, in: in}).scaling()
-	w.Flush()
-	out := buf.String()
+	f := runOf(t, scalingText(), &spec.Spec{Analysis: spec.Analysis{Scaling: "gomaxprocs"}}, store.Config{Name: "default"}, store.Config{Name: "old"})
+	out := mdOf(scalingSection(f)) + mdOf(configsSection(f))
 	for _, want := range []string{
 		"## Scaling along gomaxprocs",
 		"Config `default`:",
@@ -63,13 +55,8 @@ func TestScalingSections(t *testing.T) {
 }
 
 func TestScalingAbsent(t *testing.T) {
-	in := stageInput(t, "config: default\nBenchmarkAlloc/variant=plain/gomaxprocs=1 10 100 ns/op\n")
-	in.Spec = &spec.Spec{}
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	(&md{w: w, in: in}).scaling()
-	w.Flush()
-	if buf.Len() != 0 {
-		t.Errorf("no scaling axis and one config: want no sections, got\n%s", buf.String())
+	f := runOf(t, "config: default\nBenchmarkAlloc/variant=plain/gomaxprocs=1 10 100 ns/op\n", &spec.Spec{})
+	if out := mdOf(scalingSection(f)) + mdOf(configsSection(f)); out != "" {
+		t.Errorf("no scaling axis and one config: want no sections, got\n%s", out)
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchmetrics"
+	"github.com/perflab/perflab/findings"
 )
 
 // stageUnit matches the per-stage time units a benchmark reports with
@@ -36,14 +38,14 @@ func stageUnits(samples []*analysis.Sample) []string {
 	return units
 }
 
-// stages writes one table of the per-stage times of every cell that
+// stagesSection is one table of the per-stage times of every cell that
 // reports at least two stages, beside its end-to-end time, latency
-// percentiles, GC cycles and allocations. Nothing is written for runs
-// whose benchmarks report no stages.
-func (m *md) stages() {
-	units := stageUnits(m.in.Samples)
+// percentiles, GC cycles and allocations. Runs whose benchmarks report no
+// stages get none.
+func stagesSection(f *findings.Run) *Section {
+	units := stageUnits(f.Samples)
 	if len(units) < 2 {
-		return
+		return nil
 	}
 	type row struct {
 		config, name string
@@ -51,7 +53,7 @@ func (m *md) stages() {
 	}
 	var rows []*row
 	index := map[string]*row{}
-	for _, s := range m.in.Samples {
+	for _, s := range f.Samples {
 		k := s.Config + "\x00" + s.Name.Full
 		r := index[k]
 		if r == nil {
@@ -63,7 +65,7 @@ func (m *md) stages() {
 	}
 	cols := slices.Clone(units)
 	for _, u := range stageExtras {
-		if slices.ContainsFunc(m.in.Samples, func(s *analysis.Sample) bool { return s.Unit == u }) {
+		if slices.ContainsFunc(f.Samples, func(s *analysis.Sample) bool { return s.Unit == u }) {
 			cols = append(cols, u)
 		}
 	}
@@ -79,23 +81,21 @@ func (m *md) stages() {
 	slices.SortStableFunc(rows, func(a, b *row) int {
 		return cmp.Or(analysis.CompareNames(a.name, b.name), strings.Compare(a.config, b.config))
 	})
-	m.p("## Stages\n\nMedian time of each stage per operation, with its %.0f%% confidence interval as ±%%; an empty cell means the variant has no such stage.\n\n", m.in.Opt.Confidence*100)
-	m.p("| cell | config |")
-	for _, c := range cols {
-		m.p(" %s |", esc(c))
-	}
-	m.p("\n|---|---|%s\n", strings.Repeat("---|", len(cols)))
+	sec := &Section{ID: "stages", Title: "Stages"}
+	sec.Blocks = append(sec.Blocks, para(fmt.Sprintf("Median time of each stage per operation, with its %.0f%% confidence interval as ±%%; an empty cell means the variant has no such stage.", f.Opt.Confidence*100)))
+	t := &Table{Head: append([]string{"cell", "config"}, cols...)}
 	for _, r := range rows {
-		m.p("| %s | %s |", esc(r.name), esc(r.config))
+		tr := Row{Cells: cells(r.name, r.config)}
 		for _, c := range cols {
 			s := r.cells[c]
 			if s == nil {
-				m.p(" |")
+				tr.Cells = append(tr.Cells, cell(""))
 				continue
 			}
-			m.p(" %s |", fmtSummary(analysis.Summarize(s.Values, m.in.Opt), benchunit.ClassOf(c)))
+			tr.Cells = append(tr.Cells, cell(fmtSummary(f.Summary(s), benchunit.ClassOf(c))))
 		}
-		m.p("\n")
+		t.Rows = append(t.Rows, tr)
 	}
-	m.p("\n")
+	sec.Blocks = append(sec.Blocks, Block{Table: t})
+	return sec
 }

@@ -1,17 +1,19 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
 )
 
-func stageInput(t *testing.T, text string) *Input {
+// results parses benchfmt text.
+func results(t *testing.T, text string) []*benchfmt.Result {
 	t.Helper()
 	var results []*benchfmt.Result
 	r := benchfmt.NewReader(strings.NewReader(text), "stages.txt")
@@ -23,7 +25,22 @@ func stageInput(t *testing.T, text string) *Input {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return &Input{Samples: analysis.Collect(results), Opt: analysis.DefaultOptions()}
+	return results
+}
+
+// runOf computes the findings of a run made of benchfmt text.
+func runOf(t *testing.T, text string, sp *spec.Spec, configs ...store.Config) *findings.Run {
+	t.Helper()
+	return findings.Of(findings.Input{Run: &store.Run{ID: 1}, Results: results(t, text), Spec: sp, Configs: configs, Opt: analysis.DefaultOptions()})
+}
+
+// mdOf renders one section as Markdown ("" for none).
+func mdOf(s *Section) string {
+	var b strings.Builder
+	if s != nil {
+		writeMarkdownSections(&b, []Section{*s})
+	}
+	return b.String()
 }
 
 func TestStages(t *testing.T) {
@@ -64,12 +81,7 @@ BenchmarkP/n=1 10 5000 ns/op 1e-7 gc-pause-sec/op 1e-8 mutex-wait-sec/op 2e-6 pa
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			w := bufio.NewWriter(&buf)
-			m := &md{w: w, in: stageInput(t, tt.text)}
-			m.stages()
-			w.Flush()
-			out := buf.String()
+			out := mdOf(stagesSection(runOf(t, tt.text, nil)))
 			if tt.absent {
 				if out != "" {
 					t.Fatalf("want no Stages section, got:\n%s", out)

@@ -1,6 +1,9 @@
 package serve
 
-import "html/template"
+import (
+	"html/template"
+	"strings"
+)
 
 const css = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1b;margin:0 auto;max-width:1500px;padding:12px 24px 40px}
@@ -38,12 +41,12 @@ const head = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta n
 <nav><a href="/">runs</a><a href="/compare">compare</a><a href="/history">history</a></nav>`
 
 func page(name, body string) *template.Template {
-	return template.Must(template.New(name).Parse(head + body + `</body></html>`))
+	return template.Must(template.New(name).Funcs(template.FuncMap{"join": strings.Join}).Parse(head + body + `</body></html>`))
 }
 
 var runsTmpl = page("runs", `
 <h1>Runs</h1>
-<p class="note">Database <code>{{.DB}}</code>, newest first. Open a run for its report (charts, tables, claims, profiles).</p>
+<p class="note">Database <code>{{.DB}}</code>, newest first. Open a run for its report (charts, tables, claims, profiles). The claims column counts the verdicts stored when each run finished, at the α it ran with; a run's page computes them again at this server's α, exactly as <code>perflab report RUN --alpha</code> does.</p>
 {{if .Runs}}<table id="runs">
 <thead><tr><th>run</th><th>experiment</th><th>mode</th><th>status</th><th>rounds</th><th>started</th><th>claims</th><th></th></tr></thead>
 <tbody>{{range .Runs}}<tr>
@@ -66,20 +69,27 @@ var compareTmpl = page("compare", `
 {{if .ThresholdErr}}<p class="err">{{.ThresholdErr}}</p>{{end}}
 {{if and .OldRun .NewRun}}
 <p>Old: <a href="/run/{{.OldRun.ID}}">run {{.OldRun.ID}}</a> ({{.OldRun.Experiment}}, {{.OldRun.Mode}}); new: <a href="/run/{{.NewRun.ID}}">run {{.NewRun.ID}}</a> ({{.NewRun.Experiment}}, {{.NewRun.Mode}}).</p>
-<p class="note">Δ is median(new)/median(old) − 1 with its {{printf "%.0f" .Confidence}}% distribution-free interval (Hodges–Lehmann on log values); p is the Mann-Whitney U test. A change is marked better or worse only when p &lt; {{.Alpha}}. Geomeans cover only the benchmarks in both runs. A gate rule fails where a change is significant and its whole interval lies beyond the limit.</p>
+<p class="note">Δ is median(new)/median(old) − 1 with its {{printf "%.0f" .Confidence}}% distribution-free interval (Hodges–Lehmann on log values); p is the Mann-Whitney U test. A change is marked better or worse only when p &lt; {{.Alpha}}. Geomeans cover only the benchmarks in both runs. A gate rule fails where a change is a Benjamini–Hochberg discovery at {{.Alpha}} among all rows of its unit and its whole interval lies beyond the limit.</p>
+{{with .ConfigPairs}}<p class="note" id="configmap">Configs compared: {{join . ", "}} (each run has one config).</p>{{end}}
 {{if .Gate}}{{if .GateOK}}<p class="gate ok" id="gate">Gate passed: no significant change beyond {{.FailOn}}.</p>{{else}}<div class="gate fail" id="gate"><b>Gate failed</b> ({{.FailOn}}):<ul>{{range .Fails}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{range .Unmatched}}<p class="err">No compared benchmark reports the unit of rule {{.}}.</p>{{end}}{{end}}
 {{range .Units}}<h2>{{.Unit}}{{if .Geomean}} — geomean {{.Geomean}} over {{.GeoN}} common benchmarks{{end}}</h2>
 <table class="compare" data-unit="{{.Unit}}"><thead><tr><th>benchmark</th><th>old</th><th>new</th><th>Δ</th><th>CI of Δ</th><th>p</th><th></th></tr></thead>
 <tbody>{{range .Rows}}<tr class="{{.Class}}"><td>{{.Name}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Delta}}</td><td class="num">{{.CI}}</td><td class="num">{{.P}}</td><td>{{.Verdict}}{{with .Fail}} <b>{{.}}</b>{{end}}</td></tr>{{end}}</tbody></table>
 {{else}}<p>No benchmark is in both runs.</p>{{end}}
-{{with .OnlyOld}}<p class="note">Only in old, not in any geomean: {{range .}}{{.}}; {{end}}</p>{{end}}
-{{with .OnlyNew}}<p class="note">Only in new, not in any geomean: {{range .}}{{.}}; {{end}}</p>{{end}}
+{{with .Unmatched1}}<h2>In one run only</h2><p class="note">Not compared, not in any geomean.</p>
+<table id="unmatched"><thead><tr><th>run</th><th>config</th><th>benchmarks</th><th>units</th><th>e.g.</th></tr></thead>
+<tbody>{{range .}}<tr><td>{{.Side}}</td><td>{{.Config}}</td><td class="num">{{.Benchmarks}}</td><td>{{join .Units ", "}}</td><td>{{join .Examples ", "}}</td></tr>{{end}}</tbody></table>{{end}}
 {{else}}<p>Pick two runs.</p>{{end}}
 `)
 
 var historyTmpl = page("history", `
 <h1>History</h1>
+{{if .Names}}<form method="get" action="/history" id="picker">
+<label>pick a benchmark<select name="bench">{{range .Names}}<option value="{{.}}"{{if eq . $.Bench}} selected{{end}}>{{.}}</option>{{end}}</select></label>
+<input type="hidden" name="unit" value="{{.Unit}}">
+<button type="submit">show</button>
+</form>{{end}}
 <form method="get" action="/history">
 <label>benchmark<input name="bench" list="names" value="{{.Bench}}" placeholder="BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25"></label>
 <label>unit<input name="unit" value="{{.Unit}}"></label>
@@ -95,7 +105,7 @@ var historyTmpl = page("history", `
 {{if $.Changes}}<ul id="changes">{{range $.Changes}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None found.</p>{{end}}
 <h2>Runs</h2>
 <table><thead><tr><th>run</th><th>experiment</th><th>started</th><th>median</th><th>CI</th><th>n</th></tr></thead>
-<tbody>{{range $.Rows}}<tr{{if .Change}} class="change"{{end}}><td><a href="/run/{{.RunID}}">run {{.RunID}}</a></td><td>{{.Experiment}}</td><td>{{.Started.Local.Format "2006-01-02 15:04"}}</td><td class="num">{{printf "%.4g" .Median}}</td><td class="num">[{{printf "%.4g" .Lo}}, {{printf "%.4g" .Hi}}]</td><td class="num">{{.N}}</td></tr>{{end}}</tbody></table>
+<tbody>{{range $.Rows}}<tr{{if .Change}} class="change"{{end}}><td><a href="/run/{{.RunID}}">run {{.RunID}}</a></td><td>{{.Experiment}}</td><td>{{.Started.Local.Format "2006-01-02 15:04"}}</td><td class="num">{{.MedianText}}</td><td class="num">[{{.LoText}}, {{.HiText}}]</td><td class="num">{{.N}}</td></tr>{{end}}</tbody></table>
 {{end}}
 `)
 

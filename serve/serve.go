@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,8 +27,11 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/perf/benchunit"
+
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/history"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
@@ -54,7 +58,10 @@ type Server struct {
 // New returns the web UI over opt.DB.
 func New(opt Options) *Server {
 	if opt.Stats.Alpha == 0 {
-		opt.Stats = analysis.DefaultOptions()
+		opt.Stats.Alpha = analysis.DefaultOptions().Alpha
+	}
+	if opt.Stats.Confidence == 0 {
+		opt.Stats.Confidence = analysis.DefaultOptions().Confidence
 	}
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -119,8 +126,10 @@ func (s *Server) runID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
-func (s *Server) load(ctx context.Context, id int64) (*report.Input, error) {
-	return report.Load(ctx, s.opt.DB, id, s.opt.Stats)
+// load computes a run's findings at the server's α, as "perflab report
+// --alpha" does: the run page and the CLI report render the same value.
+func (s *Server) load(ctx context.Context, id int64) (*findings.Run, error) {
+	return findings.Load(ctx, s.opt.DB, id, s.opt.Stats)
 }
 
 // ---- runs list ----
@@ -148,6 +157,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, err)
 			return
 		}
+		run.Status = run.State() // a run whose process died reads as interrupted
 		row := runRow{Run: run, Rounds: len(done)}
 		vs, err := s.opt.DB.Verdicts(ctx, run.ID)
 		if err != nil {
@@ -378,6 +388,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		Units        []compareUnit
 		OnlyOld      []string
 		OnlyNew      []string
+		Unmatched1   []compare.Unmatched
+		ConfigPairs  []string
 		Fails        []string
 		Unmatched    []string
 		GateOK       bool
@@ -385,9 +397,12 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		Alpha        float64
 		Confidence   float64
 		ThresholdErr string
-	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: (1 - s.opt.Stats.Alpha) * 100}
+	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence * 100}
 	parse := func(k string) int64 {
-		v, _ := strconv.ParseInt(q.Get(k), 10, 64)
+		if q.Get(k) == "" {
+			return 0
+		}
+		v, _ := s.opt.DB.ResolveRun(ctx, q.Get(k)) // an ID, latest or latest~N
 		return v
 	}
 	page.Old, page.New = parse("old"), parse("new")
@@ -416,7 +431,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.OldRun, page.NewRun = oldIn.Run, newIn.Run
-	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence})
+	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence,
+		HigherIsBetter: func(unit string) bool { return newIn.HigherIsBetter(unit) }})
 	res.Sort()
 	var fails []compare.Failure
 	if page.FailOn != "" {
@@ -469,7 +485,11 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			Verdict: row.Verdict(), Class: class, Fail: failed[row.Config+"\x00"+row.Name+"\x00"+row.Unit],
 		})
 	}
-	page.OnlyOld, page.OnlyNew = res.OnlyOld, res.OnlyNew
+	page.OnlyOld, page.OnlyNew, page.Unmatched1 = res.OnlyOld, res.OnlyNew, res.Unmatched
+	for o, n := range res.ConfigMap {
+		page.ConfigPairs = append(page.ConfigPairs, o+" (old) with "+n+" (new)")
+	}
+	slices.Sort(page.ConfigPairs)
 	s.render(w, compareTmpl, page)
 }
 
@@ -505,7 +525,7 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 		page.Changes = append(page.Changes, hs.Describe(c))
 	}
 	for i, p := range hs.Points {
-		row := historyRow{Point: p}
+		row := historyRow{Point: p, MedianText: humanValue(p.Median, hs.Unit), LoText: humanValue(p.Lo, hs.Unit), HiText: humanValue(p.Hi, hs.Unit)}
 		for _, c := range hs.Changes {
 			if c.Index == i {
 				row.Change = true
@@ -518,7 +538,24 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 
 type historyRow struct {
 	history.Point
-	Change bool
+	Change                     bool
+	MedianText, LoText, HiText string
+}
+
+// humanValue prints a value in its unit's human scale: 1.742µs for
+// 1.742e-06 sec/op, 4.000KiB for 4096 B/op, 12.35k for 12345 req/s.
+func humanValue(v float64, unit string) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	s := benchunit.Scale(v, benchunit.ClassOf(unit))
+	switch unit {
+	case "sec/op":
+		return s + "s"
+	case "B/op":
+		return s + "B"
+	}
+	return s
 }
 
 // historyChart draws the series by run, oldest first, with each change
@@ -529,13 +566,15 @@ func historyChart(hs *history.Series) *report.Chart {
 		Title:  fmt.Sprintf("%s @%s", hs.Benchmark, hs.Config),
 		XLabel: "run",
 		YLabel: hs.Unit,
+		YClass: benchunit.ClassOf(hs.Unit),
 	}
 	series := report.ChartSeries{Label: "median"}
 	step := max(1, len(hs.Points)/12)
 	for i, p := range hs.Points {
 		x := float64(i + 1)
 		series.Points = append(series.Points, report.ChartPoint{X: x, Y: p.Median, Lo: p.Lo, Hi: p.Hi,
-			Tip: fmt.Sprintf("run %d (%s): median %g %s, n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"), p.Median, hs.Unit, p.N)})
+			Tip: fmt.Sprintf("run %d (%s): median %s [%s, %s], n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"),
+				humanValue(p.Median, hs.Unit), humanValue(p.Lo, hs.Unit), humanValue(p.Hi, hs.Unit), p.N)})
 		if i%step == 0 || i == len(hs.Points)-1 {
 			c.XTicks = append(c.XTicks, x)
 		}

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,9 +148,32 @@ func TestHistoryPage(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("history: %d\n%s", code, body)
 	}
-	for _, w := range []string{`<svg class="chart" id="history"`, `class="marker change"`, "between run 3 and run 7", `<tr class="change">`} {
+	for _, w := range []string{`<svg class="chart" id="history"`, `class="marker change"`, "between run 3 and run 7", `<tr class="change">`,
+		`<select name="bench">`, `selected>BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25</option>`} {
 		if !strings.Contains(body, w) {
 			t.Errorf("history page lacks %q", w)
+		}
+	}
+	// Human units in the table, the tooltips and the axis, never 1.742e-06.
+	if m := regexp.MustCompile(`\d\.\d+e-\d\d`).FindString(body); m != "" {
+		t.Errorf("history page prints %s; want human units", m)
+	}
+	if !regexp.MustCompile(`<td class="num">[0-9.]+[nµm]?s</td>`).MatchString(body) {
+		t.Errorf("history table lacks medians in human units (e.g. 1.742µs)")
+	}
+	// The confidence band stays inside the plot frame.
+	frame := regexp.MustCompile(`<rect class="frame" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"`).FindStringSubmatch(body)
+	band := regexp.MustCompile(`class="band"[^>]* d="([^"]+)"`).FindStringSubmatch(body)
+	if frame == nil || band == nil {
+		t.Fatalf("no plot frame or band in the history chart")
+	}
+	top, _ := strconv.ParseFloat(frame[2], 64)
+	height, _ := strconv.ParseFloat(frame[4], 64)
+	for _, pt := range regexp.MustCompile(`[\d.]+,([\d.-]+)`).FindAllStringSubmatch(band[1], -1) {
+		y, _ := strconv.ParseFloat(pt[1], 64)
+		if y < top-0.05 || y > top+height+0.05 {
+			t.Errorf("band point y=%g lies outside the plot [%g, %g]", y, top, top+height)
+			break
 		}
 	}
 }

@@ -27,6 +27,7 @@ type rawSpec struct {
 	Configs     []rawConfig     `toml:"config"`
 	Analysis    Analysis        `toml:"analysis"`
 	Claims      []Claim         `toml:"claim"`
+	Units       []Unit          `toml:"unit"`
 }
 
 type rawAxis struct {

@@ -128,7 +128,9 @@
 // profiling pass, which never shares a run with timings: "config" (default,
 // one pass per config over all cells), "cell" (one pass per cell, so each
 // cell has its own profiles) or "off"; profile_benchtime is that pass's
-// benchtime (default "10ms").
+// benchtime per benchmark (default: one second of benchmark time per
+// config spread over its cells, at least 10ms each, and at most a tenth of
+// a --budget).
 //
 // # Configs
 //
@@ -159,11 +161,27 @@
 //
 // [analysis] names the numeric axis knees and crossovers are computed
 // along (axis), the axis whose values are compared (by), the value of by
-// that is the baseline, and the unit analysed (default "sec/op").
+// that is the baseline, and the unit analysed (default "sec/op"). In a
+// spec with no [[axis]] (whole benchmark functions, as perflab bench
+// writes for benchmarks whose levels are not one sweep), axis and by name
+// key=value levels of the benchmarks' results instead, and each benchmark
+// is analysed along its own values; baseline needs axes.
 // scaling, when set, names the axis whose values are GOMAXPROCS (its
 // values must be positive integers), or "procs" for the -N suffix that the
 // mode's cpu list gives; the report then shows each config's throughput
 // and scaling efficiency, throughput(P) / (P × throughput(1)), along it.
+// With by set, every report says by how much: per point, each value's
+// ratio to the baseline's (the first value of the by axis when baseline is
+// not set), paired within rounds, with its interval, and a geomean across
+// points.
+//
+// # Units
+//
+// A [[unit]] table says which way a unit the benchmarks report improves,
+// as a benchfmt unit metadata line would: name = "hits/op", better =
+// "higher" (or "lower"). Reports and perflab compare take the direction
+// from there; a unit without one is better lower (go test's MB/s higher),
+// whatever its name.
 //
 // # Claims and checks
 //
@@ -248,14 +266,17 @@
 //	op    = "<"
 //	value = 0.5
 //
-// A check of kind "knee" says where series a bends along axis, a numeric
-// axis: the knee (the breakpoint of a significant two-segment fit of the
-// cells' medians, with Kneedle as a second opinion) must lie in [min, max].
-// It is reproduced when a significant knee lies in the range; contradicted
-// when it lies outside, or when there is none and, at every sampled
-// interior value in the range, a hinge fitted there changes the slope by
-// provably less than 10% of the series' slope (95% interval; at least five
-// points); otherwise inconclusive, as when noise leaves a bend possible.
+// A check of kind "knee" says where series a changes regime along axis, a
+// numeric axis. A knee is a two-segment line that beats a straight line
+// and smooth curves (quadratic, power law, exponential; in log-log when the
+// axis spans two decades) by AICc, with an interval for its breakpoint
+// from resampling rounds. The check is reproduced when a knee's interval
+// overlaps [min, max] widened by one grid step (to the sampled values next
+// below min and above max); contradicted when the knee's interval lies
+// outside that window, or when the series grows smoothly; otherwise
+// inconclusive, as when noise leaves both possible or no interior point of
+// the sweep lies in the window. It needs at least 7 points to weigh a
+// knee at all.
 // Neither where nor a may select on axis:
 //
 //	[[claim.check]]
@@ -264,6 +285,14 @@
 //	axis  = "depth"
 //	min   = 6
 //	max   = 6
+//
+// A crossover check compares a with b at every common axis value by the
+// per-round paired ratio (Wilcoxon signed-rank, Benjamini–Hochberg across
+// the points); a crossover is a significant difference of each sign on
+// its two sides, located with an interval from resampling rounds. It is
+// reproduced when that interval lies inside [min, max], contradicted when
+// it lies wholly outside or when a − b keeps one significant sign on both
+// sides of the range, otherwise inconclusive.
 //
 // A check of kind "profile" reads the CPU profile of one cell, which the
 // profiling pass writes when every mode has profile = "cell": unit names

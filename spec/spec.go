@@ -39,6 +39,7 @@ type Spec struct {
 	Configs     []Config        `toml:"config"`      // build/exec configurations; never empty after Parse
 	Analysis    Analysis        `toml:"analysis"`    // what knees and crossovers are computed on
 	Claims      []Claim         `toml:"claim"`       // published claims to give verdicts on
+	Units       []Unit          `toml:"unit"`        // which way units improve (see [Unit])
 
 	File   string `toml:"-"` // path given to Parse or Load
 	Dir    string `toml:"-"` // directory of File, against which Package is resolved
@@ -64,7 +65,7 @@ type Mode struct {
 	// pass per config over all cells), "cell" (one pass per cell, for
 	// per-cell profile figures) or "off".
 	Profile          string `toml:"profile"`
-	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default "10ms"
+	ProfileBenchtime string `toml:"profile_benchtime"` // benchtime of the profiling pass; default: 1s per config spread over its cells
 }
 
 // Config is a named build environment plus an exec environment.

@@ -98,6 +98,7 @@ func (v *validator) run(raw *rawSpec) {
 	v.analysis()
 	v.scaling()
 	v.claims(raw.Claims)
+	v.units(raw.Units)
 }
 
 func (v *validator) benchmarks() {
@@ -248,9 +249,7 @@ func (v *validator) modes(raw map[string]Mode) {
 		default:
 			v.at(p+".profile", "mode %q profile %q must be \"config\", \"cell\" or \"off\"", name, m.Profile)
 		}
-		if m.ProfileBenchtime == "" {
-			m.ProfileBenchtime = "10ms"
-		} else if !validBenchtime(m.ProfileBenchtime) {
+		if m.ProfileBenchtime != "" && !validBenchtime(m.ProfileBenchtime) {
 			v.at(p+".profile_benchtime", "mode %q profile_benchtime %q must be a positive duration such as \"50ms\" or an iteration count such as \"1000x\"", name, m.ProfileBenchtime)
 		}
 		v.s.Modes[name] = m
@@ -386,7 +385,11 @@ func (v *validator) analysis() {
 	if an.Unit == "" {
 		an.Unit = defaultUnit
 	}
-	if an.Axis != "" {
+	// A spec without axes runs whole benchmark functions; its analysis
+	// keys then name sub-benchmark levels of their results, each benchmark
+	// analysed along its own values.
+	levelsOnly := len(v.s.Axes) == 0
+	if an.Axis != "" && !levelsOnly {
 		if a, ok := v.axis(an.Axis); !ok {
 			v.at("analysis.axis", "analysis axis %q is not an axis of this spec; axes: %s", an.Axis, v.axisKeys())
 		} else {
@@ -401,6 +404,11 @@ func (v *validator) analysis() {
 	if an.By != "" {
 		a, ok := v.axis(an.By)
 		switch {
+		case levelsOnly && an.By == an.Axis:
+			v.at("analysis.by", "analysis by %q must differ from analysis axis: one axis is swept, the other compared", an.By)
+		case levelsOnly && an.Baseline != "":
+			v.at("analysis.baseline", "analysis baseline %q needs [[axis]] entries; without axes the levels are not known in advance", an.Baseline)
+		case levelsOnly:
 		case !ok:
 			v.at("analysis.by", "analysis by %q is not an axis of this spec; axes: %s", an.By, v.axisKeys())
 		case an.By == an.Axis:

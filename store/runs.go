@@ -17,10 +17,11 @@ type Run struct {
 	SpecText      string // the spec source, so a run can be re-analysed later
 	Seed          int64  // planner seed
 	RoundsPlanned int
-	Status        string // "running" | "complete" | "interrupted" | "failed"
+	Status        string // "running" | "complete" | "partial" | "interrupted" | "failed"
 	StartedAt     time.Time
 	FinishedAt    time.Time // zero until finished
 	Note          string
+	Owner         Owner // the process that runs (or last ran) it
 }
 
 // CreateRun stores a new run and returns its ID, which it also sets in r.ID.
@@ -50,9 +51,11 @@ func (db *DB) CreateRun(ctx context.Context, r *Run) (int64, error) {
 		finished = sql.NullString{String: s, Valid: true}
 	}
 	res, err := db.sql.ExecContext(ctx,
-		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, finished, r.Note)
+		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note,
+		   owner_host, owner_pid, owner_start)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, finished, r.Note,
+		r.Owner.Host, r.Owner.PID, r.Owner.Start)
 	if err != nil {
 		return 0, fmt.Errorf("create run of %q in %s: %w", r.Experiment, db.path, err)
 	}
@@ -92,7 +95,8 @@ func (db *DB) FinishRun(ctx context.Context, runID int64, status string) error {
 	return nil
 }
 
-const runColumns = `id, experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note`
+const runColumns = `id, experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note,
+	owner_host, owner_pid, owner_start`
 
 // scanRun reads one row of runColumns.
 func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
@@ -103,7 +107,7 @@ func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 		rounds   int64
 	)
 	if err := sc.Scan(&r.ID, &r.Experiment, &r.Mode, &r.SpecPath, &r.SpecText, &r.Seed, &rounds,
-		&r.Status, &started, &finished, &r.Note); err != nil {
+		&r.Status, &started, &finished, &r.Note, &r.Owner.Host, &r.Owner.PID, &r.Owner.Start); err != nil {
 		return nil, err
 	}
 	r.RoundsPlanned = int(rounds)

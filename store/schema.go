@@ -128,4 +128,8 @@ CREATE INDEX failures_run ON failures(run_id);
 `,
 	// 2: artifacts of a single cell (per-cell profiling passes).
 	`ALTER TABLE artifacts ADD COLUMN cell TEXT NOT NULL DEFAULT '';`,
+	// 3: the process that owns a running run, so a dead owner can be told apart.
+	`ALTER TABLE runs ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';`,
 }

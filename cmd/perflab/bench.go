@@ -23,7 +23,7 @@ var cmdBench = &command{
 	rank:    15,
 	name:    "bench",
 	summary: "run any package's go test benchmarks with perflab's engine",
-	usage:   "[PKG] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [flags]",
+	usage:   "[PKG] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [--by KEY [--baseline VALUE]] [flags]",
 	help: `
 Bench runs the benchmarks of any Go package, in any module, the way perflab
 runs its own experiments: interleaved shuffled rounds across configs,
@@ -31,11 +31,15 @@ profiles, statistics, knees and crossovers along --axis, stored in the
 database and reported. No spec file is needed: the benchmarks are listed by
 running them once, and their sub-benchmark levels (key=value) become axes.
 --save-spec writes the equivalent spec, to edit and run with "perflab run".
+With --by KEY (say impl, for BenchmarkX/impl=old and /impl=new), the
+results say by how much: per point, each value's ratio to the baseline's,
+paired within rounds, with its 95% interval, and a geomean across points.
 
 Run it from the module's directory, or point -C at it. PKG defaults to ".".
 
 Examples:
   perflab bench ./codec -bench Encode --axis size
+  perflab bench ./codec -bench Encode --by impl --baseline old   # new/old per point, and a geomean
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
   perflab bench . --budget 5m --save-spec perflab.toml`,
 }
@@ -46,6 +50,7 @@ type benchFlags struct {
 	regex    string
 	configs  multiFlag
 	axis, by string
+	baseline string
 	cpu      string
 	saveSpec string
 	name     string
@@ -59,17 +64,25 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func (f *benchFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
+	f.specFlags(fs)
+	f.engineFlags(fs)
+	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
+}
+
+// specFlags declares the flags that shape the spec of a package's
+// benchmarks (bench and init share them; init has no others of bench's).
+func (f *benchFlags) specFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.dir, "C", ".", "run in `dir` (the module holding the package)")
 	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
 	fs.Var(&f.configs, "config", "a config `NAME:KEY=VAL,...` (GOEXPERIMENT, GOTOOLCHAIN, GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG); repeat for several")
-	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along")
-	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers")
+	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along; benchmarks that are not one sweep are analysed along it each on its own")
+	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: each value's ratio to the baseline per point, with its interval and a geomean (and crossovers along --axis)")
+	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` the others are divided by (default: the first value the benchmarks run)")
 	fs.IntVar(&f.rounds, "rounds", 6, "interleaved rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,2,4")
-	f.engineFlags(fs)
-	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")
-	fs.StringVar(&f.name, "name", "", "experiment name stored with the run (default: the package's directory name)")
+	fs.StringVar(&f.name, "name", "", "experiment name (default: the package's directory name)")
+	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 }
 
 func init() {
@@ -111,7 +124,7 @@ func init() {
 		res, err := engine.Run(ctx, engine.Options{
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr,
+			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose,
 		})
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})
@@ -163,7 +176,7 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	}
 	cpu, _ := parseCPU(f.cpu)
 	in := discover.SpecInput{Name: name, Package: pkg, Benches: benches, Configs: configs,
-		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Axis: f.axis, By: f.by}
+		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Axis: f.axis, By: f.by, Baseline: f.baseline}
 	text, err := discover.SpecText(in)
 	if err != nil {
 		return nil, nil, nil, err
@@ -191,8 +204,26 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
 	}
-	if f.axis != "" && s.Analysis.Axis == "" {
-		fmt.Fprintf(stderr, "perflab: --axis %s ignored: the benchmarks' levels are not a sweep (see the spec's comment)\n", f.axis)
+	if f.axis != "" && len(s.Axes) == 0 {
+		// Not one sweep: each benchmark is analysed along its own values.
+		groups, without, err := discover.AxisGroups(benches, f.axis)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		_, why := discover.Axes(benches)
+		fmt.Fprintf(stderr, "perflab: the benchmarks are not one sweep (%v), so each is analysed along %s on its own:\n", why, f.axis)
+		for _, g := range groups {
+			fmt.Fprintf(stderr, "  %s: %s = %s\n", g.Func, f.axis, strings.Join(g.Values, ", "))
+		}
+		if len(without) > 0 {
+			fmt.Fprintf(stderr, "  (no %s level, measured but not analysed along it: %s)\n", f.axis, strings.Join(without, ", "))
+		}
+	}
+	if f.by != "" && s.Analysis.By == "" {
+		fmt.Fprintf(stderr, "perflab: --by %s ignored: it is not a key=value level of every benchmark (see the spec's comment)\n", f.by)
+	}
+	if f.baseline != "" && s.Analysis.By != "" && s.Analysis.Baseline == "" {
+		fmt.Fprintf(stderr, "perflab: --baseline %s ignored: the benchmarks are not one sweep, so the first %s value measured is the baseline\n", f.baseline, f.by)
 	}
 	fmt.Fprintf(stderr, "perflab: %d benchmarks × %d configs\n", len(benches), len(s.Configs))
 	return s, benches, render, nil
@@ -246,8 +277,12 @@ func afterRun(ctx context.Context, db *store.DB, res *engine.Result, err error, 
 	if err := finishRun(context.WithoutCancel(ctx), db, res, f.options(), stdout, stderr); err != nil {
 		return err
 	}
-	if res.Status == "interrupted" {
+	switch res.Status {
+	case "interrupted":
 		fmt.Fprintf(stderr, "perflab: completed rounds are stored. Finish the run with:\n  perflab run --resume %d --db %s\nor report on the partial run with:\n  perflab report %d --db %s\n", res.RunID, f.db, res.RunID, f.db)
+		return errExit1
+	case "partial":
+		fmt.Fprintf(stderr, "perflab: run %d is partial: some cells or configs failed and their samples are missing (the report's Failures section says why)\n", res.RunID)
 		return errExit1
 	}
 	return nil

@@ -73,6 +73,16 @@ func TestBenchOnThrowawayModule(t *testing.T) {
 	if !strings.Contains(stderr, "4 benchmarks × 1 configs") || !strings.Contains(stderr, "round 6/6 stored") {
 		t.Errorf("progress:\n%s", stderr)
 	}
+	// The results, not "(no claims)": a table per unit, with no table of
+	// zero allocations.
+	for _, want := range []string{"sec/op:", "BenchmarkSum/n=10000", "95% interval", "B/op, allocs/op: 0 for every benchmark"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(no claims)") {
+		t.Errorf("bench output says (no claims) instead of results:\n%s", out)
+	}
 	d, err := store.Open(db)
 	if err != nil {
 		t.Fatal(err)

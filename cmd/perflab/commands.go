@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -55,25 +55,6 @@ func openDB(path string, mustExist bool) (*store.DB, error) {
 		}
 	}
 	return store.Open(path)
-}
-
-// runID resolves "latest", "" or a number.
-func runID(ctx context.Context, db *store.DB, arg string) (int64, error) {
-	if arg == "" || arg == "latest" {
-		r, err := db.LatestRun(ctx)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return 0, fmt.Errorf("no runs in %s yet: start one with \"perflab run poolreuse --quick\"", db.Path())
-			}
-			return 0, err
-		}
-		return r.ID, nil
-	}
-	id, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%q is not a run ID (a positive number, or \"latest\")", arg)
-	}
-	return id, nil
 }
 
 // ---- list ----
@@ -169,9 +150,11 @@ type runFlags struct {
 	rounds      int
 	benchtime   string
 	budget      time.Duration
-	resume      int64
+	resume      runRefFlag
+	newRun      bool
 	seed        int64
 	noProfile   bool
+	verbose     bool
 	out         string
 	cache       string
 }
@@ -183,7 +166,8 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.full, "full", false, "full mode: every axis value, longer benchtimes (the default)")
 	fs.IntVar(&f.rounds, "rounds", 0, "override the mode's number of rounds")
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
-	fs.Int64Var(&f.resume, "resume", 0, "complete the missing rounds of stored run `ID` (interrupted or killed), with its plan")
+	fs.Var(&f.resume, "resume", "complete the missing rounds of stored `RUN` (an ID, latest or latest~N; interrupted or killed), with its plan and the same test binaries")
+	fs.BoolVar(&f.newRun, "new-run", false, "with --resume: if a test binary changed since the run was recorded, start a new run with its plan instead of refusing")
 	f.engineFlags(fs)
 }
 
@@ -192,8 +176,11 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: rounds and benchtime are chosen to fit, and said before starting")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
+	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
 	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
-	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	if fs.Lookup("cache") == nil {
+		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
+	}
 }
 
 func init() {
@@ -211,7 +198,10 @@ func init() {
 				return err
 			}
 		}
-		if f.resume != 0 {
+		if f.newRun && f.resume.ref == "" {
+			return errors.New("--new-run goes with --resume RUN")
+		}
+		if f.resume.ref != "" {
 			if len(pos) > 0 {
 				return errors.New("--resume takes the run from the database; give no experiments with it")
 			}
@@ -222,12 +212,14 @@ func init() {
 		}
 		// Load every spec first, so a bad one fails before any run is recorded.
 		var specs []*spec.Spec
+		var shipped []bool // built-in specs, whose benchmarks' levels ship with them
 		for _, p := range pos {
 			s, err := loadSpec(p, f.cache)
 			if err != nil {
 				return err
 			}
 			specs = append(specs, s)
+			shipped = append(shipped, isBuiltinArg(p))
 		}
 		db, err := openDB(f.db, false)
 		if err != nil {
@@ -239,10 +231,11 @@ func init() {
 		defer stop()
 
 		failed := false
-		for _, s := range specs {
+		for i, s := range specs {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
+				NamesOnly: shipped[i], Verbose: f.verbose,
 			})
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
@@ -265,7 +258,11 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	run, err := db.GetRun(context.Background(), f.resume)
+	id, err := runID(context.Background(), db, f.resume.ref)
+	if err != nil {
+		return err
+	}
+	run, err := db.GetRun(context.Background(), id)
 	if err != nil {
 		return err
 	}
@@ -275,7 +272,8 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr}, run.ID)
+	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr,
+		NewRunIfChanged: f.newRun, Verbose: f.verbose}, run.ID)
 	return afterRun(ctx, db, res, err, f, stdout, stderr)
 }
 
@@ -303,6 +301,11 @@ func runSpec(run *store.Run, cache string) (*spec.Spec, error) {
 	return b, nil
 }
 
+// isBuiltinArg reports whether loadSpec reads arg as a built-in experiment.
+func isBuiltinArg(arg string) bool {
+	return !strings.HasSuffix(arg, ".toml") && !strings.ContainsRune(arg, os.PathSeparator) && builtin.Has(arg)
+}
+
 // loadSpec resolves a built-in name or a spec file path.
 func loadSpec(arg, cache string) (*spec.Spec, error) {
 	if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
@@ -320,7 +323,7 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 // finishRun analyses a run, stores its verdicts, writes report.md and prints
 // the claims table.
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
-	in, err := report.Load(ctx, db, res.RunID, opt)
+	in, err := findings.Load(ctx, db, res.RunID, opt)
 	if err != nil {
 		return err
 	}
@@ -338,8 +341,17 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), res.Failures)
-	if err := report.ClaimsTable(stdout, in); err != nil {
+	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), report.FailedCellRuns(in))
+	if len(in.Verdicts) == 0 {
+		// No claims to judge: the results themselves.
+		if err := writeResultsTable(stdout, resultRows(in.Samples, opt)); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+	} else if err := report.ClaimsTable(stdout, in); err != nil {
+		return err
+	}
+	if err := report.RatiosTable(stdout, in); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s\n", path)
@@ -359,7 +371,9 @@ var cmdRuns = &command{
 	summary: "list the runs stored in the database",
 	usage:   "[flags]",
 	help: `
-Runs lists stored runs, newest first: ID, experiment, mode, status, rounds and start time.
+Runs lists stored runs, newest first: ID, experiment, mode, status, rounds
+and start time. A run whose perflab process died (killed, machine
+restarted) shows as "interrupted", with the command that resumes it.
 
 Example:
   perflab runs --db perflab.db`,
@@ -384,13 +398,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tEXPERIMENT\tMODE\tSTATUS\tROUNDS\tSTARTED")
-		for _, r := range runs {
-			done, _ := db.RoundsDone(context.Background(), r.ID)
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%s\n", r.ID, r.Experiment, r.Mode, r.Status, len(done), r.RoundsPlanned, r.StartedAt.Local().Format("2006-01-02 15:04:05"))
-		}
-		return tw.Flush()
+		return listRuns(stdout, db, runs, c.db)
 	}
 }
 
@@ -402,9 +410,14 @@ var cmdReport = &command{
 	summary: "write the Markdown (or --html) report of a stored run",
 	usage:   "[RUN] [flags]",
 	help: `
-Report writes a run's Markdown report: environment, tables of medians with
-confidence intervals, crossovers, knees, the claims table, failures and the
-profile paths. RUN is a run ID or "latest" (the default).
+Report writes a run's Markdown report: the claims table (each check's
+tested predicate beside its verdict), by how much each value of the spec's
+by key differs from the baseline (per point and as a geomean, paired
+within rounds), environment, tables of medians with confidence intervals,
+crossovers, knees, failures and the profile paths. --html writes the same
+sections as one page with charts and a forest plot per check. RUN is a run
+ID or "latest" (the default). At the same --alpha, perflab serve's run page
+shows the same verdicts.
 
 Examples:
   perflab report            # the latest run, to stdout
@@ -452,7 +465,7 @@ func declareReport(fs *flag.FlagSet, c *common, out *string) {
 	fs.StringVar(out, "o", "", "write to `file` instead of stdout")
 }
 
-func loadRun(c common, pos []string) (*report.Input, error) {
+func loadRun(c common, pos []string) (*findings.Run, error) {
 	if len(pos) > 1 {
 		return nil, fmt.Errorf("want at most one run ID, got %q", pos)
 	}
@@ -470,7 +483,7 @@ func loadRun(c common, pos []string) (*report.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.Load(ctx, db, id, c.options())
+	return findings.Load(ctx, db, id, c.options())
 }
 
 // ---- export ----
@@ -514,13 +527,21 @@ var cmdAnalyze = &command{
 	rank:    40,
 	name:    "analyze",
 	summary: "summarize benchfmt files or a stored run; find knees and crossovers",
-	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY] [--json]",
+	usage:   "[FILE... | RUN] [--axis KEY] [--by KEY [--baseline VALUE]] [--json]",
 	help: `
 Analyze reads Go benchmark output files (what benchstat reads; "-" is stdin)
 or a stored run (an ID or "latest"), and prints the median and 95%
-confidence interval of every benchmark and unit. With --axis it finds knees
-along that sub-benchmark key (/key=value in the names); with --by it also
-finds crossovers between series that differ in that key.
+confidence interval of every benchmark and unit. With --axis it judges every
+series along that sub-benchmark key (/key=value in the names): a knee when a
+two-segment line beats a straight line and smooth curves (power law,
+exponential, quadratic) by AICc, with a breakpoint interval from resampling
+rounds, else smooth growth with its exponent, or undecided. With --by it
+gives, per point, the paired ratio of each value of that key to the
+baseline value (--baseline, default the first value seen) with its 95%
+interval and a geomean across points; with --axis too it compares series
+that differ in that key point by point (paired per-round ratios,
+Benjamini-Hochberg across the points) and reports crossovers with an
+interval for the crossing.
 
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
@@ -530,6 +551,7 @@ Examples:
 type analyzeFlags struct {
 	common
 	axis, by string
+	baseline string
 	asJSON   bool
 	unit     string
 }
@@ -538,15 +560,16 @@ func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
 	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along")
-	fs.StringVar(&f.by, "by", "", "`key` whose values are compared for crossovers (needs --axis)")
+	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: ratios to the baseline, and crossovers along --axis")
+	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the first seen)")
 	fs.BoolVar(&f.asJSON, "json", false, "print knees and crossovers as JSON")
 	fs.StringVar(&f.unit, "unit", "", "only this `unit` (e.g. sec/op)")
 }
 
 func init() {
 	define(cmdAnalyze, func(f *analyzeFlags, pos []string, stdout, stderr io.Writer) error {
-		if f.by != "" && f.axis == "" {
-			return errors.New("--by needs --axis: crossovers are found along an axis")
+		if f.baseline != "" && f.by == "" {
+			return errors.New("--baseline needs --by: it is a value of that key")
 		}
 		results, err := analyzeInput(f.common, pos, stderr)
 		if err != nil {
@@ -560,14 +583,29 @@ func init() {
 			return errors.New("no benchmark results in the input")
 		}
 		opt := f.options()
-		out := struct {
-			Knees      []analysis.SeriesKnee      `json:"knees"`
-			Crossovers []analysis.SeriesCrossover `json:"crossovers"`
-		}{[]analysis.SeriesKnee{}, []analysis.SeriesCrossover{}}
+		out := analyzeOutput{[]analysis.SeriesKnee{}, []analysis.SeriesKnee{}, []analysis.SeriesCrossover{}, []analysis.SeriesComparison{}, []findings.Comparison{}, []findings.GeomeanRow{}}
 		if f.axis != "" {
-			out.Knees = analysis.Knees(samples, f.axis, opt)
+			out.KneeFits = analysis.KneeFits(samples, f.axis, opt)
+			out.Knees = analysis.FoundKnees(out.KneeFits)
 			if f.by != "" {
-				out.Crossovers = analysis.Crossovers(samples, f.axis, f.by, opt)
+				out.Comparisons = analysis.Comparisons(samples, f.axis, f.by, opt)
+				out.Crossovers = analysis.CrossoversOf(out.Comparisons)
+			}
+		}
+		if f.by != "" {
+			base := f.baseline
+			if base == "" {
+				for _, s := range samples {
+					if v, ok := s.Value(f.by); ok {
+						base = v
+						break
+					}
+				}
+			}
+			for _, u := range analysis.Units(samples) {
+				rs := findings.RatioSpec{Axis: f.axis, By: f.by, Baseline: base, Unit: u}
+				out.Ratios = append(out.Ratios, findings.Ratios(samples, rs, opt)...)
+				out.Geomeans = append(out.Geomeans, findings.Geomeans(samples, rs, opt)...)
 			}
 		}
 		if f.asJSON {
@@ -577,25 +615,60 @@ func init() {
 		}
 		printSummaries(stdout, samples, opt)
 		if f.axis != "" {
-			fmt.Fprintf(stdout, "\nknees along %s:\n", f.axis)
-			if len(out.Knees) == 0 {
-				fmt.Fprintln(stdout, "  none")
+			fmt.Fprintf(stdout, "\nknees along %s (a hinge must beat smooth curves by ΔAICc ≥ %g):\n", f.axis, analysis.KneeMargin)
+			if len(out.KneeFits) == 0 {
+				fmt.Fprintln(stdout, "  no series with 4 or more points")
 			}
-			for _, k := range out.Knees {
-				fmt.Fprintf(stdout, "  %s [%s]: %s=%g (%s confidence) %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Axis, k.X, k.Confidence, k.Note)
+			for _, k := range out.KneeFits {
+				fmt.Fprintf(stdout, "  %s [%s]: %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Note)
 			}
 		}
-		if f.by != "" {
+		if f.by != "" && len(out.Ratios) > 0 {
+			fmt.Fprintf(stdout, "\nratios to %s=%s, per point, paired within rounds (95%% interval):\n", f.by, out.Ratios[0].Baseline)
+			for _, c := range out.Ratios {
+				for _, p := range c.Points {
+					fmt.Fprintf(stdout, "  %s %s=%s [%s] %s: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, orPoint(f.axis, p.X), report.FmtRatio(p.Ratio))
+				}
+				fmt.Fprintf(stdout, "  %s %s=%s [%s] geomean: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, report.FmtRatio(c.Geomean.Ratio))
+			}
+		}
+		if f.by != "" && f.axis != "" {
 			fmt.Fprintf(stdout, "\ncrossovers along %s between %s values:\n", f.axis, f.by)
 			if len(out.Crossovers) == 0 {
 				fmt.Fprintln(stdout, "  none")
 			}
 			for _, c := range out.Crossovers {
-				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g (between %g and %g)\n", c.A, c.B, c.Unit, c.Axis, c.X, c.Lo, c.Hi)
+				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g [%.3g, %.3g] (between %g and %g; significant at %g and %g; %s, %s)\n",
+					c.A, c.B, c.Unit, c.Axis, c.X, c.XLo, c.XHi, c.Lo, c.Hi, c.SigLo, c.SigHi, c.Test, c.Correction)
 			}
 		}
 		return nil
 	})
+}
+
+func orPoint(axis, x string) string {
+	switch {
+	case x == "":
+		return "(all)"
+	case axis != "":
+		return axis + "=" + x
+	}
+	return x
+}
+
+// analyzeOutput is what analyze --json prints: every series' knee fit
+// (KneeFits; Knees are those with a knee), every comparison of two
+// series along the axis (Comparisons: per-point paired ratios and
+// crossovers; Crossovers lists the crossovers alone), and with --by each
+// value's per-point ratio to the baseline with a geomean (Ratios,
+// Geomeans).
+type analyzeOutput struct {
+	Knees       []analysis.SeriesKnee       `json:"knees"`
+	KneeFits    []analysis.SeriesKnee       `json:"knee_fits"`
+	Crossovers  []analysis.SeriesCrossover  `json:"crossovers"`
+	Comparisons []analysis.SeriesComparison `json:"comparisons"`
+	Ratios      []findings.Comparison       `json:"ratios"`
+	Geomeans    []findings.GeomeanRow       `json:"geomeans"`
 }
 
 func seriesLabel(name, config string) string {
@@ -608,7 +681,7 @@ func seriesLabel(name, config string) string {
 // analyzeInput reads benchfmt files, or a stored run when the only argument
 // is a run ID / "latest" (or there are no arguments).
 func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result, error) {
-	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0])) {
+	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0]) && !fileExists(pos[0])) {
 		in, err := loadRun(c, pos)
 		if err != nil {
 			return nil, err
@@ -636,14 +709,8 @@ func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result,
 	return all, nil
 }
 
-func isRunRef(s string) bool {
-	if s == "latest" {
-		return true
-	}
-	if _, err := os.Stat(s); err == nil {
-		return false
-	}
-	_, err := strconv.ParseInt(s, 10, 64)
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
 	return err == nil
 }
 

@@ -9,14 +9,12 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/compare"
-	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/store"
 )
 
@@ -35,30 +33,42 @@ both (benchmarks in one side only are listed, never averaged in).
 OLD and NEW are stored runs (an ID, "latest", or "latest~N" for the run N
 before the latest) or files of Go benchmark output ("-" is stdin).
 
---fail-on makes compare a CI gate: it exits 1 when a change is significant
-(p < --alpha) AND its whole confidence interval lies beyond a rule's limit.
+Benchmarks are paired by name and config. When each side has exactly one
+config under different names (a run's "default" against another's
+"go126"), those two are paired; otherwise --map OLD=NEW pairs them
+(repeatable). What only one side has is summarised in a short table.
+
+--fail-on makes compare a CI gate: it exits 1 when a change is a discovery
+under the Benjamini-Hochberg procedure at --alpha (false discovery rate)
+among all compared rows of the rule's unit, AND its whole confidence
+interval lies beyond the rule's limit; so chance hits among hundreds of
+benchmarks, noise and changes too small to matter do not fail a build.
 Rules are comma-separated: "sec/op>+5%" fails on slow-downs of more than 5%,
 "req/s<-5%" on throughput drops of more than 5%. A rule whose unit no
-benchmark reports is an error (a typo would otherwise pass silently).
+compared benchmark reports is an error (a typo would otherwise pass
+silently), and so is a gate with no benchmark in both sides.
 Without --fail-on, compare only reports and exits 0.
 
 Examples:
   perflab compare 3 4
   perflab compare latest~1 latest --fail-on 'sec/op>+5%,B/op>+10%'
-  perflab compare base.txt pr.txt --fail-on 'sec/op>+5%'`,
+  perflab compare base.txt pr.txt --fail-on 'sec/op>+5%'
+  perflab compare 3 4 --map default=go126 --map gogc-off=go126-gogc-off`,
 }
 
 type compareFlags struct {
 	common
 	failOn string
 	asJSON bool
+	maps   multiFlag
 }
 
 func (f *compareFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
-	fs.StringVar(&f.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%,B/op>+10%': exit 1 on a significant change wholly beyond a limit")
+	fs.StringVar(&f.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%,B/op>+10%': exit 1 on a change that is a Benjamini-Hochberg discovery and wholly beyond a limit")
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison (and gate failures) as JSON")
+	fs.Var(&f.maps, "map", "pair config `OLD=NEW` (old side's name = new side's name); repeat for several")
 }
 
 func init() {
@@ -81,7 +91,11 @@ func init() {
 		if err != nil {
 			return err
 		}
-		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha})
+		cmap, err := compare.ParseConfigMap(f.maps)
+		if err != nil {
+			return fmt.Errorf("--map: %w", err)
+		}
+		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha, ConfigMap: cmap, HigherIsBetter: compare.Directions(append(old.meta, new.meta...))})
 		res.Sort()
 		fails, unmatched := res.Check(ths)
 		if f.asJSON {
@@ -100,15 +114,15 @@ func init() {
 				return err
 			}
 		}
+		if len(res.Rows) == 0 && len(ths) > 0 {
+			return errors.New("no benchmark is in both OLD and NEW (same name and config), so the gate cannot judge anything; check that both measured the same benchmarks, and pair differently named configs with --map OLD=NEW")
+		}
 		if len(unmatched) > 0 {
 			var names []string
 			for _, u := range unmatched {
 				names = append(names, u.String())
 			}
 			return fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", "))
-		}
-		if len(res.Rows) == 0 && len(ths) > 0 {
-			return errors.New("no benchmark is in both OLD and NEW, so the gate cannot judge anything; check that both measured the same benchmarks")
 		}
 		if len(fails) > 0 {
 			fmt.Fprintf(stderr, "perflab compare: %d significant changes beyond --fail-on %s\n", len(fails), f.failOn)
@@ -134,19 +148,20 @@ type side struct {
 	label   string
 	results []*benchfmt.Result
 	env     []store.KV // nil for a file
+	meta    []benchfmt.UnitMetadata
 }
 
 // compareInput reads one side: a stored run or a benchmark file.
 func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 	if arg != "-" {
-		if _, err := os.Stat(arg); err != nil && isRunArg(arg) {
+		if _, err := os.Stat(arg); err != nil && isRunRef(arg) {
 			db, err := openDB(c.db, true)
 			if err != nil {
 				return nil, err
 			}
 			defer db.Close()
 			ctx := context.Background()
-			id, err := resolveRun(ctx, db, arg)
+			id, err := runID(ctx, db, arg)
 			if err != nil {
 				return nil, err
 			}
@@ -161,6 +176,11 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 			if sd.env, err = db.Env(ctx, id); err != nil {
 				return nil, err
 			}
+			meta, err := db.UnitMeta(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			sd.meta = storedMeta(meta)
 			return sd, nil
 		}
 	}
@@ -174,14 +194,14 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 		defer f.Close()
 		r, name = f, arg
 	}
-	res, err := gotest.Parse(r, name)
+	res, meta, err := readBench(r, name)
 	if err != nil {
 		fmt.Fprintf(stderr, "perflab compare: %v\n", err)
 	}
 	if len(res) == 0 {
 		return nil, fmt.Errorf("%s holds no benchmark results", name)
 	}
-	return &side{label: name, results: res}, nil
+	return &side{label: name, results: res, meta: meta}, nil
 }
 
 // describeSides names both inputs and, for stored runs, lists where their
@@ -238,32 +258,4 @@ func calibration(s string) float64 {
 		return 0
 	}
 	return d.Seconds()
-}
-
-func isRunArg(s string) bool {
-	if s == "latest" || strings.HasPrefix(s, "latest~") {
-		return true
-	}
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
-}
-
-// resolveRun turns "latest", "latest~N" or an ID into a run ID.
-func resolveRun(ctx context.Context, db *store.DB, arg string) (int64, error) {
-	rest, ok := strings.CutPrefix(arg, "latest~")
-	if !ok {
-		return runID(ctx, db, arg)
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%q: want latest~N with N a whole number", arg)
-	}
-	runs, err := db.Runs(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if n >= len(runs) {
-		return 0, fmt.Errorf("%q: %s holds only %d runs", arg, db.Path(), len(runs))
-	}
-	return runs[n].ID, nil
 }

@@ -20,11 +20,13 @@ History prints a benchmark's median (with its confidence interval) in every
 stored run that measured it, oldest first, and flags change points found by
 E-divisive means (a permutation test at --alpha decides each one), naming
 the runs on each side. BENCHMARK is the full name as "perflab export"
-prints it, with or without the "Benchmark" prefix.
+prints it, with or without the "Benchmark" prefix and with or without the
+GOMAXPROCS suffix (-2); the suffix is needed only when the benchmark ran
+at several GOMAXPROCS values.
 
 Examples:
   perflab history BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25
-  perflab history Pool/mode=serial/size=64/variant=syncpool/reuse=50-2 --unit B/op`,
+  perflab history Pool/mode=serial/size=64/variant=syncpool/reuse=50 --unit B/op`,
 }
 
 type historyFlags struct {
@@ -39,7 +41,7 @@ func (f *historyFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
 	fs.StringVar(&f.unit, "unit", "sec/op", "the `unit` to follow")
-	fs.StringVar(&f.config, "config", "", "the perflab `config` (default: the only one, or \"default\")")
+	fs.StringVar(&f.config, "config", "", "the perflab `config` (default: the only one; the one of each run when runs name it differently; else \"default\"); a,b follows config a, then b, across runs")
 	fs.BoolVar(&f.asJSON, "json", false, "print the series and change points as JSON")
 	fs.IntVar(&f.perms, "permutations", 199, "permutations per change-point test")
 	fs.IntVar(&f.minSize, "min-runs", 3, "fewest runs on each side of a change point")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
 )
 
@@ -19,13 +20,13 @@ func declareHTMLFlag(fs *flag.FlagSet, html *bool) {
 
 // writeHTML writes a run's HTML report to w; dir is where the file lands
 // ("" for stdout), so artifacts inside it are linked by relative path.
-func writeHTML(w io.Writer, in *report.Input, dir string) error {
+func writeHTML(w io.Writer, in *findings.Run, dir string) error {
 	return report.HTML(w, in, report.HTMLOptions{Dir: dir, ArticleHref: articleHref})
 }
 
 // writeRunHTML writes report.html into a run's artifact directory and
 // returns its path.
-func writeRunHTML(dir string, in *report.Input) (string, error) {
+func writeRunHTML(dir string, in *findings.Run) (string, error) {
 	var buf bytes.Buffer
 	if err := writeHTML(&buf, in, dir); err != nil {
 		return "", err

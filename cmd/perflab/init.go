@@ -25,7 +25,7 @@ Example:
 
 func init() {
 	declare := func(fs *flag.FlagSet, f *benchFlags, out *string, force *bool) {
-		f.declare(fs)
+		f.specFlags(fs)
 		fs.StringVar(out, "o", "perflab.toml", "write the spec to `file`")
 		fs.BoolVar(force, "force", false, "overwrite an existing file")
 	}

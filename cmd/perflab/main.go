@@ -56,7 +56,8 @@ Start with:
   perflab list                      the built-in experiments and their claims
   perflab run poolreuse --quick     a quick run (a few minutes), then its report
 
-Run "perflab help <command>" for a command's flags and examples.
+Run "perflab help <command>" for a command's flags and examples,
+and "perflab help spec" for the format of a spec file.
 `)
 }
 
@@ -78,6 +79,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 {
 			if c := find(args[1]); c != nil {
 				printHelp(stdout, c)
+				return 0
+			}
+			if t, ok := helpTopics[args[1]]; ok {
+				fmt.Fprint(stdout, t())
 				return 0
 			}
 			fmt.Fprintf(stderr, "perflab: unknown command %q\n\n", args[1])

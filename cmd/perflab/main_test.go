@@ -125,6 +125,14 @@ func TestRunReportExportAnalyze(t *testing.T) {
 			Unit, Axis, A, B string
 			X, Lo, Hi        float64
 		} `json:"crossovers"`
+		Ratios []struct {
+			Unit, By, Value, Baseline string
+			Points                    []struct {
+				X             string
+				Rounds        int
+				Ratio, Lo, Hi *float64
+			}
+		} `json:"ratios"`
 	}
 	if err := json.Unmarshal([]byte(js), &parsed); err != nil {
 		t.Fatalf("analyze --json: %v\n%s", err, js)
@@ -140,6 +148,21 @@ func TestRunReportExportAnalyze(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no sec/op crossover near n=2.9 between n=1 and n=4 (a costs 40n, b 100+5n):\n%s", js)
+	}
+	// By how much: b's sec/op over a's at every n, paired within rounds.
+	ratios := 0
+	for _, c := range parsed.Ratios {
+		if c.Unit != "sec/op" || c.By != "variant" {
+			continue
+		}
+		for _, p := range c.Points {
+			if p.Rounds == 6 && p.Ratio != nil && p.Lo != nil && p.Hi != nil && *p.Lo <= *p.Ratio && *p.Ratio <= *p.Hi {
+				ratios++
+			}
+		}
+	}
+	if ratios < 3 {
+		t.Errorf("analyze --json gives %d sec/op ratios with intervals, want one per n and config:\n%s", ratios, js)
 	}
 
 	t.Run("benchstat agrees", func(t *testing.T) {

@@ -1,8 +1,6 @@
-package report
+package findings
 
 import (
-	"bufio"
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +15,9 @@ import (
 // lock (see profshare/testdata/gen).
 var contended = filepath.Join("..", "profshare", "testdata", "contended.pprof")
 
-func profileInput(t *testing.T, specText string) *Input {
+func profileInput(t *testing.T, specText string) *Run {
 	t.Helper()
-	in := &Input{
+	in := Input{
 		Run: &store.Run{ID: 1, Experiment: "alloc", Mode: "quick", Note: `{"mode":"quick","cpu":[1]}`},
 		Artifacts: []store.Artifact{
 			{Config: "default", Cell: "BenchmarkAlloc/variant=pooled/gomaxprocs=2", Kind: "cpu", Path: filepath.Join(t.TempDir(), "gone.pprof")},
@@ -36,8 +34,7 @@ func profileInput(t *testing.T, specText string) *Input {
 		}
 		in.Spec = s
 	}
-	Analyze(in)
-	return in
+	return Of(in)
 }
 
 func TestCellProfiles(t *testing.T) {
@@ -56,24 +53,12 @@ func TestCellProfiles(t *testing.T) {
 		t.Error("a missing profile file gave no error")
 	}
 
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	(&md{w: w, in: in}).profileShares()
-	w.Flush()
-	out := buf.String()
-	for _, want := range []string{
-		"## Profile shares",
-		"| config | cell | samples | heap lock | any lock |",
-		"| default | BenchmarkAlloc/variant=plain/gomaxprocs=2 | ",
-		"| default | BenchmarkAlloc/variant=pooled/gomaxprocs=2 | — | could not be read: ",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("section lacks %q:\n%s", want, out)
-		}
-	}
 	share, _ := plain.Counts.Share("heap-lock-share", 0.95)
-	if !strings.Contains(out, fmtShare(share)) {
-		t.Errorf("section lacks the plain cell's heap-lock share %s:\n%s", fmtShare(share), out)
+	if got := in.Shares[0].Heap; got != share {
+		t.Errorf("plain heap-lock share %+v, want %+v", got, share)
+	}
+	if in.Shares[1].Heap.Total != 0 {
+		t.Errorf("an unreadable profile got a share: %+v", in.Shares[1])
 	}
 }
 
@@ -150,12 +135,12 @@ text = "no profile for pooled"
   op = "<"
   value = 0.02
 `))
-	want := []claim.Verdict{claim.Reproduced, claim.NotTestable}
+	want := []string{string(claim.Reproduced), string(claim.NotTestable)}
 	if len(in.Verdicts) != len(want) {
 		t.Fatalf("%d verdicts, want %d", len(in.Verdicts), len(want))
 	}
 	for i, v := range in.Verdicts {
-		if v.Verdict != want[i] {
+		if string(v.Verdict) != want[i] {
 			t.Errorf("%s: %s (%s %s), want %s", v.ID, v.Verdict, v.Measured, v.Reason, want[i])
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package findings
 
 import (
 	"cmp"
@@ -54,32 +54,21 @@ func profiledProcs(in *Input) int {
 	return 0
 }
 
-// profileShares writes the "Profile shares" section: each profiled cell's
-// share of CPU samples in runtime lock frames, with its interval.
-func (m *md) profileShares() {
-	if len(m.in.Profiles) == 0 {
-		return
-	}
-	conf := m.in.Opt.Confidence
-	m.p("## Profile shares\n\n")
-	m.p("Share of each cell's CPU profile samples (from the profiling pass, not the timed runs) whose stack holds a runtime lock frame (`runtime.lock2` and friends): *heap lock* when the lock was taken under the heap allocator (`runtime.(*mheap)`, `(*mcentral)`, `(*mcache)`, `(*pageAlloc)`, the scavenger), *any lock* for every runtime lock. Intervals are %.0f%% Wilson intervals over the samples. A CPU profile sees only time on CPU: a thread asleep waiting for a lock is in the mutex profile, not here. `go doc github.com/perflab/perflab/profshare` defines the frames.\n\n", conf*100)
-	m.p("| config | cell | samples | heap lock | any lock |\n|---|---|---|---|---|\n")
-	for _, p := range m.in.Profiles {
-		if p.Err != nil {
-			m.p("| %s | %s | — | could not be read: %s | |\n", esc(p.Config), esc(p.Name.Full), esc(p.Err.Error()))
-			continue
-		}
-		heap, _ := p.Counts.Share(profshare.HeapLockShare, conf)
-		lock, _ := p.Counts.Share(profshare.LockShare, conf)
-		m.p("| %s | %s | %d | %s | %s |\n", esc(p.Config), esc(p.Name.Full), p.Counts.Total, fmtShare(heap), fmtShare(lock))
-	}
-	m.p("\n")
+// ProfileShare is a profiled cell's share of CPU samples in runtime lock
+// frames: under the heap allocator (Heap) and anywhere (Lock), with Wilson
+// intervals.
+type ProfileShare struct {
+	Heap, Lock profshare.Share
 }
 
-// fmtShare formats a share as a percentage with its interval.
-func fmtShare(s profshare.Share) string {
-	if s.Total == 0 {
-		return "—"
+func shares(profiles []claim.CellProfile, conf float64) []ProfileShare {
+	out := make([]ProfileShare, len(profiles))
+	for i, p := range profiles {
+		if p.Err != nil {
+			continue
+		}
+		out[i].Heap, _ = p.Counts.Share(profshare.HeapLockShare, conf)
+		out[i].Lock, _ = p.Counts.Share(profshare.LockShare, conf)
 	}
-	return fmtPct(s.Value) + " [" + fmtPct(s.Lo) + ", " + fmtPct(s.Hi) + "]"
+	return out
 }

@@ -1,0 +1,310 @@
+package claim
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/spec"
+)
+
+// This file judges the claims about the shape of a series: a knee (the
+// cost changes regime at a claimed axis value) and a crossover (two series
+// trade places inside a claimed range). Both take the estimate and its
+// interval from the analysis package, so a verdict follows the interval:
+// the checks can fail either way.
+
+// knee judges the claim that the series selected by Where and A changes
+// regime at an axis value in [Min, Max].
+//
+// The series is judged by analysis.FitKnee: a continuous hinge must beat
+// a straight line and the smooth alternatives (quadratic, power law,
+// exponential) by AICc, with a breakpoint interval from resampling rounds.
+// The claimed location is widened by one grid step on each side: to the
+// sampled axis values next below Min and next above Max (the window).
+//
+// Verdicts:
+//   - reproduced: a knee whose breakpoint interval overlaps the window;
+//   - contradicted: a knee whose interval lies wholly outside the window,
+//     or smooth growth (no regime change), provided the window holds an
+//     interior point of the sweep, where a knee could be seen;
+//   - inconclusive: otherwise (undecided fits, a window beyond the sweep,
+//     cells with fewer than six samples);
+//   - not testable: the selection is not one series of at least four points.
+func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
+	unit := unitOf(ch)
+	nan := math.NaN()
+	cr := CheckResult{Unit: ch.Axis, Estimate: nan, Lo: nan, Hi: nan, Threshold: nan, BandLo: ch.Min, BandHi: ch.Max, Claimed: nan}
+	label := fmt.Sprintf("%s along %s", short(ch.A), ch.Axis)
+	if ch.Where != "" {
+		label += " [" + ch.Where + "]"
+	}
+	sel, err := selectAll(samples, unit, ch.Where, ch.A)
+	if err != nil {
+		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		return cr
+	}
+	xs, cells, err := oneSeries(sel, ch.Axis)
+	if err != nil {
+		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s %s: %v", unit, joinSel([]string{ch.Where, ch.A}), err)
+		return cr
+	}
+	lo, hi := gridWindow(xs, ch.Min, ch.Max)
+	cr.BandLo, cr.BandHi = lo, hi
+	cr.Predicate = fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, power law, exponential by ΔAICc ≥ %g) whose breakpoint interval overlaps [%g, %g] (claimed [%g, %g] ± one grid step)",
+		unit, label, analysis.KneeMargin, lo, hi, ch.Min, ch.Max)
+	if len(xs) < 4 {
+		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s has %d points; a knee needs at least 4", label, len(xs))
+		return cr
+	}
+	k := analysis.FitKnee(xs, cells, analysis.KneeOptions{LogX: analysis.SpansDecades(xs), Confidence: opt.Confidence})
+	span := fmt.Sprintf("%g–%g, %d points", xs[0], xs[len(xs)-1], len(xs))
+	cr.Measured = fmt.Sprintf("%s %s: %s (%s)", unit, label, k.Note, span)
+	if k.Found {
+		cr.Estimate, cr.Lo, cr.Hi = k.X, k.Lo, k.Hi
+	}
+	few := 0
+	for _, c := range cells {
+		if len(c.Values) < 6 {
+			few++
+		}
+	}
+	interior := 0
+	for _, x := range xs[1 : len(xs)-1] {
+		if x >= lo && x <= hi {
+			interior++
+		}
+	}
+	switch {
+	case few > 0:
+		cr.Verdict = Inconclusive
+		cr.Reason = fmt.Sprintf("%d of %d points have fewer than 6 samples", few, len(xs))
+	case k.Found && k.Lo <= hi && k.Hi >= lo:
+		cr.Verdict = Reproduced
+	case interior == 0:
+		cr.Verdict = Inconclusive
+		cr.Reason = fmt.Sprintf("no interior point of the sweep (%s) lies in [%g, %g], where a knee could be seen; sweep more axis values", span, lo, hi)
+	case k.Found:
+		cr.Verdict = Contradicted
+		cr.Reason = fmt.Sprintf("the knee of %s lies elsewhere: [%.3g, %.3g], outside [%g, %g]", label, k.Lo, k.Hi, lo, hi)
+	case k.Verdict == analysis.KneeSmooth:
+		cr.Verdict = Contradicted
+		cr.Reason = fmt.Sprintf("expected a knee of %s in [%g, %g], but it grows smoothly (no regime change)", label, lo, hi)
+	default:
+		cr.Verdict = Inconclusive
+		cr.Reason = fmt.Sprintf("neither a knee nor smooth growth is shown: %s", k.Note)
+	}
+	return cr
+}
+
+// gridWindow widens [lo, hi] by one grid step on each side: down to the
+// largest sampled value below lo and up to the smallest above hi (the
+// range itself where there is none).
+func gridWindow(xs []float64, lo, hi float64) (float64, float64) {
+	wlo, whi := lo, hi
+	for _, x := range xs {
+		if x < lo {
+			wlo = x
+		}
+	}
+	for i := len(xs) - 1; i >= 0; i-- {
+		if xs[i] > hi {
+			whi = xs[i]
+		}
+	}
+	return wlo, whi
+}
+
+// crossover judges the claim that series A and B cross along Axis inside
+// [Min, Max]. The comparison is analysis.CompareAlong: per point the
+// per-round paired log-ratio (Wilcoxon signed-rank; Mann-Whitney U when
+// the samples carry no rounds), p-values corrected across the points by
+// Benjamini–Hochberg, a crossover between significant differences of
+// opposite sign, and an interval for the crossing from resampling rounds.
+//
+// Verdicts:
+//   - reproduced: the crossing's interval lies inside [Min, Max];
+//   - contradicted: it lies wholly outside; or there is no crossover and
+//     A − B is significant with one sign on both sides of the range (at a
+//     point ≤ Min and at a point ≥ Max) and nowhere of the other sign;
+//   - inconclusive: otherwise;
+//   - not testable: the cells do not form two series with common points.
+func crossover(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
+	unit := unitOf(ch)
+	nan := math.NaN()
+	cr := CheckResult{Unit: ch.Axis, Estimate: nan, Lo: nan, Hi: nan, Threshold: nan, BandLo: ch.Min, BandHi: ch.Max, Claimed: nan}
+	label := fmt.Sprintf("%s vs %s along %s", short(ch.A), short(ch.B), ch.Axis)
+	if ch.Where != "" {
+		label += " [" + ch.Where + "]"
+	}
+	a, err := selectAll(samples, unit, ch.Where, ch.A)
+	if err != nil {
+		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		return cr
+	}
+	b, err := selectAll(samples, unit, ch.Where, ch.B)
+	if err != nil {
+		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		return cr
+	}
+	pts := analysis.Along(a, b, ch.Axis)
+	an := analysis.CompareAlong(pts, opt)
+	cr.Predicate = fmt.Sprintf("%s %s: a sign change of %s/%s, significant on both sides (%s, %s across the points, α=%g), whose crossing interval lies inside [%g, %g]",
+		unit, label, short(ch.A), short(ch.B), testName(an), an.Correction, an.Alpha, ch.Min, ch.Max)
+	if len(an.Points) < 2 {
+		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s and %s do not form two series along %q with common points", ch.A, ch.B, ch.Axis)
+		return cr
+	}
+	first, last := an.Points[0].X, an.Points[len(an.Points)-1].X
+	span := fmt.Sprintf("%g–%g", first, last)
+	if len(an.Crossovers) == 0 {
+		return noCrossover(cr, an, ch, label, span)
+	}
+	best := an.Crossovers[0]
+	for _, c := range an.Crossovers[1:] {
+		if dist(c.X, ch.Min, ch.Max) < dist(best.X, ch.Min, ch.Max) {
+			best = c
+		}
+	}
+	var parts []string
+	for _, c := range an.Crossovers {
+		parts = append(parts, fmt.Sprintf("%.3g (between %g and %g; interval [%.3g, %.3g]; %s/%s %s at %g, %s at %g)", c.X, c.Lo, c.Hi, c.XLo, c.XHi,
+			short(ch.A), short(ch.B), ratioAt(an, c.SigLo), c.SigLo, ratioAt(an, c.SigHi), c.SigHi))
+	}
+	cr.Measured = fmt.Sprintf("%s %s: crossover at %s; %s", unit, label, strings.Join(parts, ", "), pairing(an))
+	cr.Estimate, cr.Lo, cr.Hi = best.X, best.XLo, best.XHi
+	switch {
+	case best.XLo >= ch.Min && best.XHi <= ch.Max:
+		cr.Verdict = Reproduced
+	case best.XHi < ch.Min || best.XLo > ch.Max:
+		cr.Verdict = Contradicted
+		cr.Reason = fmt.Sprintf("expected a crossover in [%g, %g]; the crossing's interval [%.3g, %.3g] lies outside", ch.Min, ch.Max, best.XLo, best.XHi)
+	default:
+		cr.Verdict = Inconclusive
+		cr.Reason = fmt.Sprintf("the crossing's interval [%.3g, %.3g] overlaps [%g, %g] but does not lie inside it", best.XLo, best.XHi, ch.Min, ch.Max)
+	}
+	return cr
+}
+
+// noCrossover judges a comparison without a crossover.
+func noCrossover(cr CheckResult, an analysis.CrossAnalysis, ch spec.Check, label, span string) CheckResult {
+	var pos, neg, below, above int
+	sign := 0
+	for _, p := range an.Points {
+		switch p.Sign {
+		case 1:
+			pos++
+		case -1:
+			neg++
+		default:
+			continue
+		}
+		sign = p.Sign
+		if p.X <= ch.Min {
+			below++
+		}
+		if p.X >= ch.Max {
+			above++
+		}
+	}
+	unit := unitOf(ch)
+	sig := pos + neg
+	if sig == 0 || pos > 0 && neg > 0 || below == 0 || above == 0 {
+		cr.Measured = fmt.Sprintf("%s %s: no crossover in %s; significant difference at %d of %d points; %s", unit, label, span, sig, len(an.Points), pairing(an))
+		cr.Verdict = Inconclusive
+		cr.Reason = fmt.Sprintf("too few points differ significantly to rule a crossover in [%g, %g] out: need one sign on both sides of it", ch.Min, ch.Max)
+		return cr
+	}
+	who := "lower"
+	if sign > 0 {
+		who = "higher"
+	}
+	cr.Measured = fmt.Sprintf("%s %s: no crossover in %s (%s %s at %d of %d points, on both sides of [%g, %g]); %s", unit, label, span, short(ch.A), who, sig, len(an.Points), ch.Min, ch.Max, pairing(an))
+	cr.Verdict = Contradicted
+	cr.Reason = fmt.Sprintf("expected a crossover in [%g, %g]", ch.Min, ch.Max)
+	return cr
+}
+
+// ratioAt formats the ratio A/B at axis value x with its interval.
+func ratioAt(an analysis.CrossAnalysis, x float64) string {
+	for _, p := range an.Points {
+		if p.X == x {
+			if p.HasInterval {
+				return fmt.Sprintf("×%.3g [%.3g, %.3g]", p.Ratio, p.Lo, p.Hi)
+			}
+			return fmt.Sprintf("×%.3g", p.Ratio)
+		}
+	}
+	return "?"
+}
+
+func testName(an analysis.CrossAnalysis) string {
+	if an.Paired {
+		return "paired per-round log-ratios, Wilcoxon signed-rank"
+	}
+	return "unpaired, Mann-Whitney U"
+}
+
+// pairing says how the points were compared.
+func pairing(an analysis.CrossAnalysis) string {
+	n := 0
+	for _, p := range an.Points {
+		n = max(n, p.N)
+	}
+	if an.Paired {
+		return fmt.Sprintf("paired over %d rounds, %s-corrected", n, an.Correction)
+	}
+	return fmt.Sprintf("unpaired (no rounds), %s-corrected", an.Correction)
+}
+
+func dist(x, lo, hi float64) float64 {
+	switch {
+	case x < lo:
+		return lo - x
+	case x > hi:
+		return x - hi
+	}
+	return 0
+}
+
+// oneSeries orders the samples along axis, requiring that they form a single
+// series: one config, one name apart from the axis, one cell per axis value.
+func oneSeries(samples []*analysis.Sample, axis string) ([]float64, []*analysis.Sample, error) {
+	type key struct{ config, name string }
+	groups := map[key]bool{}
+	var names []string
+	var cells []*analysis.Sample
+	for _, s := range samples {
+		if _, ok := s.Num(axis); !ok {
+			continue
+		}
+		k := key{s.Config, s.Name.Without(axis)}
+		if !groups[k] {
+			groups[k] = true
+			names = append(names, strings.TrimSpace(k.name+" config="+k.config))
+		}
+		cells = append(cells, s)
+	}
+	switch {
+	case len(cells) == 0:
+		return nil, nil, fmt.Errorf("no selected cell has a numeric %q value", axis)
+	case len(groups) > 1:
+		return nil, nil, fmt.Errorf("the selection holds %d series along %q (e.g. %s and %s); narrow the selector", len(groups), axis, names[0], names[1])
+	}
+	slices.SortStableFunc(cells, func(a, b *analysis.Sample) int {
+		x, _ := a.Num(axis)
+		y, _ := b.Num(axis)
+		return cmp.Compare(x, y)
+	})
+	xs := make([]float64, len(cells))
+	for i, c := range cells {
+		xs[i], _ = c.Num(axis)
+		if i > 0 && xs[i] == xs[i-1] {
+			return nil, nil, fmt.Errorf("two cells share %s=%g; narrow the selector", axis, xs[i])
+		}
+	}
+	return xs, cells, nil
+}

@@ -1,0 +1,378 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/benchmetrics"
+	"github.com/perflab/perflab/driver/load"
+)
+
+// The spec's one axis, sweep, is what each benchmark varies: the route
+// count (BenchmarkRoute), the percentage of writes (BenchmarkMap) or the
+// requests in flight (BenchmarkLeak). BenchmarkContext and BenchmarkLog
+// vary nothing and run at sweep=0. A benchmark skips the values that
+// belong to another.
+var (
+	sweepValues  = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100, 300, 1000, 3000, MaxRoutes}
+	routeCounts  = []float64{100, 300, 1000, 3000, MaxRoutes}
+	writePcts    = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50}
+	concurrences = []float64{10, 100, 300, 1000}
+	procsValues  = []int{1, 2, 4, 8, 16, 32, 64}
+)
+
+// seed is the seed of every generated table and request mix.
+const seed = 1
+
+// sweep runs f for each sweep value that is in mine, and skips the others
+// with a message that names the benchmark's own values.
+func sweep(b *testing.B, mine []float64, what string, f func(b *testing.B, v float64)) {
+	for _, v := range sweepValues {
+		name := strconv.FormatFloat(v, 'f', -1, 64)
+		b.Run("sweep="+name, func(b *testing.B) {
+			if !slices.Contains(mine, v) {
+				b.Skipf("this benchmark sweeps %s over %v; sweep=%s is another benchmark's value", what, mine, name)
+			}
+			f(b, v)
+		})
+	}
+}
+
+// routeCell is a prepared BenchmarkRoute cell.
+type routeCell struct {
+	routes  []Route
+	lookups []Lookup
+	reqs    []*http.Request
+	routers map[string]Router
+	gate    map[string]error
+	setup   error
+}
+
+var routeCells sync.Map // route count → *routeCell
+
+// lookupCount is the number of distinct requests a route cell cycles
+// through (a power of two), hitPct the share that hits a route.
+const (
+	lookupCount = 4096
+	hitPct      = 90
+)
+
+func prepareRoutes(n int) *routeCell {
+	if c, ok := routeCells.Load(n); ok {
+		return c.(*routeCell)
+	}
+	c := &routeCell{routers: map[string]Router{}, gate: map[string]error{}}
+	c.routes, c.setup = Routes(n, seed)
+	if c.setup == nil {
+		c.lookups = Mix(c.routes, lookupCount, hitPct, seed)
+		for _, l := range c.lookups {
+			c.reqs = append(c.reqs, NewRequest(l.Path))
+		}
+		for _, name := range Routers {
+			r, err := NewRouter(name, c.routes)
+			if err != nil {
+				c.gate[name] = err
+				continue
+			}
+			c.routers[name] = r
+			c.gate[name] = Gate(r, c.routes, c.lookups, seed)
+		}
+	}
+	routeCells.Store(n, c)
+	return c
+}
+
+var sinkRoute int
+
+// BenchmarkRoute times one route lookup of a seeded mix (90% hits, static
+// and parametrised routes in the table's proportion, 10% misses) per op:
+//
+//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux>
+//
+// Each router first passes the gate: every route resolves to its handler
+// with the right parameters, every lookup of the mix as it should.
+func BenchmarkRoute(b *testing.B) {
+	sweep(b, routeCounts, "the route count", func(b *testing.B, v float64) {
+		n := int(v)
+		c := prepareRoutes(n)
+		if c.setup != nil {
+			b.Fatal(c.setup)
+		}
+		for _, name := range Routers {
+			b.Run("variant="+name, func(b *testing.B) {
+				if err := c.gate[name]; err != nil {
+					b.Fatalf("perflab: incorrect: %s with %d routes: %v", name, n, err)
+				}
+				r := c.routers[name]
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					h, _ := r.Match(c.reqs[i&(lookupCount-1)])
+					sinkRoute += h
+					i++
+				}
+				b.ReportMetric(1, "correct")
+			})
+		}
+	})
+}
+
+// BenchmarkContext times one request through the gateway's handler chain
+// (GatewayChain) with per-request context objects allocated or pooled:
+//
+//	BenchmarkContext/sweep=0/variant=<alloc|pooled>
+//
+// Besides sec/op, B/op and allocs/op and package benchmetrics' runtime
+// metrics, it reports gc-pause-ns/req and gc-cycles/req over gcRequests
+// further, untimed requests.
+func BenchmarkContext(b *testing.B) {
+	const gcRequests = 200_000
+	sweep(b, []float64{0}, "nothing", func(b *testing.B, _ float64) {
+		for _, v := range []string{"alloc", "pooled"} {
+			b.Run("variant="+v, func(b *testing.B) {
+				ch := GatewayChain(v == "pooled")
+				req := NewRequest("/api/v2/shops/1042/orders/77")
+				req.Header.Set("X-Api-Key", "k-9f2c")
+				w := &nopWriter{h: http.Header{}}
+				// The gate: the chain answers 200 with the parameters.
+				ch.ServeHTTP(w, req)
+				if w.status != http.StatusOK {
+					b.Fatalf("perflab: incorrect: the chain answered %d, want 200", w.status)
+				}
+				b.ReportAllocs()
+				stop := benchmetrics.Measure(b)
+				for b.Loop() {
+					ch.ServeHTTP(w, req)
+				}
+				stop()
+				// GC cost over a fixed number of requests, untimed: a short
+				// benchtime sees too few GC cycles, and pauses of a few
+				// nanoseconds per op print as 0 in seconds.
+				runtime.GC()
+				pause, cycles := GCCost(gcRequests, func() { ch.ServeHTTP(w, req) })
+				b.ReportMetric(pause, "gc-pause-ns/req")
+				b.ReportMetric(cycles, "gc-cycles/req")
+			})
+		}
+	})
+}
+
+// BenchmarkMap times one operation on a concurrent map of MapKeys keys
+// from b.RunParallel at a GOMAXPROCS the benchmark sets (values above the
+// machine's cores skip themselves), keys drawn Zipf-distributed, writes at
+// the sweep's percentage:
+//
+//	BenchmarkMap/sweep=<write %>/variant=<syncmap|cow|sharded|mutex>/gomaxprocs=<p>
+func BenchmarkMap(b *testing.B) {
+	keys := Keys()
+	sweep(b, writePcts, "the percentage of writes", func(b *testing.B, pct float64) {
+		for _, name := range Maps {
+			b.Run("variant="+name, func(b *testing.B) {
+				for _, p := range procsValues {
+					b.Run("gomaxprocs="+strconv.Itoa(p), func(b *testing.B) {
+						if n := runtime.NumCPU(); p > n {
+							b.Skipf("gomaxprocs=%d needs %d cores; this machine has %d (runtime.NumCPU)", p, p, n)
+						}
+						benchMap(b, name, keys, pct, p)
+					})
+				}
+			})
+		}
+	})
+}
+
+func benchMap(b *testing.B, name string, keys []string, pct float64, procs int) {
+	m, err := NewMap(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, k := range keys {
+		m.Store(k, i)
+	}
+	prev := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(prev)
+	var streams atomic.Uint64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ks := NewKeyStream(seed + streams.Add(1))
+		i := 0
+		for pb.Next() {
+			k, write := ks.Next(pct)
+			if write {
+				m.Store(keys[k], i)
+			} else if _, ok := m.Load(keys[k]); !ok {
+				panic("a stored key is missing")
+			}
+			i++
+		}
+	})
+}
+
+// logRate is the common request rate of BenchmarkLog, logStep the length
+// of one load step, logLateAfter the generator's lateness bound.
+const (
+	logRate      = 2000
+	logStep      = 500 * time.Millisecond
+	logLateAfter = 2 * time.Millisecond
+	logAttempts  = 2
+)
+
+// BenchmarkLog serves GET /order/<id> on 127.0.0.1, each request writing
+// one log record through the variant's writer into a file, under
+// perflab's open-model load at logRate requests per second for logStep
+// per op:
+//
+//	BenchmarkLog/sweep=0/variant=<bufio|ring>
+//
+// It reports the step's latency figures (p50-sec … p999-sec, req/s,
+// errors/op); log-sec/req, the time spent logging per request: in the
+// handlers' calls to Log plus the writer's own goroutine writing records
+// out; log-cpu-share, that time over the process's CPU time in the step
+// (the load generator runs in the same process, so this understates the
+// service's share alike for both writers); and dropped/req, the fraction
+// of records the writer dropped. After the step
+// the writer is closed and the file must hold every record not counted as
+// dropped; otherwise the cell fails as incorrect.
+func BenchmarkLog(b *testing.B) {
+	sweep(b, []float64{0}, "nothing", func(b *testing.B, _ float64) {
+		for _, v := range LogWriters {
+			b.Run("variant="+v, func(b *testing.B) { benchLog(b, v) })
+		}
+	})
+}
+
+func benchLog(b *testing.B, variant string) {
+	sum := map[string]float64{}
+	for i := 0; i < b.N; i++ {
+		f, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		lc := &LineCounter{W: f}
+		lw, err := NewLogWriter(variant, lc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv, err := StartLogServer(lw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, logTime, handled := logStepOnce(b, srv, lw)
+		srv.Close()
+		if err := lw.Close(); err != nil {
+			b.Fatalf("closing the log: %v", err)
+		}
+		f.Close()
+		all, drops := srv.Handled.Load(), lw.Dropped()
+		if lc.Lines != all-drops {
+			b.Fatalf("perflab: incorrect: %s handled %d requests, dropped %d records, but wrote %d: %d records lost silently",
+				variant, all, drops, lc.Lines, all-drops-lc.Lines)
+		}
+		if r.Health.Limited {
+			b.Skipf("not recorded: the load generator limited this step: %s", r.Health.Reason)
+		}
+		for _, x := range r.Values() {
+			sum[x.Unit] += x.Value
+		}
+		if handled > 0 {
+			sum["log-sec/req"] += logTime.Seconds() / float64(handled)
+		}
+		if cpu := r.Health.CPU * r.Elapsed.Seconds(); cpu > 0 {
+			sum["log-cpu-share"] += logTime.Seconds() / cpu
+		}
+		if all > 0 {
+			sum["dropped/req"] += float64(drops) / float64(all)
+		}
+	}
+	for unit, x := range sum {
+		b.ReportMetric(x/float64(b.N), unit)
+	}
+}
+
+// logStepOnce warms srv up, then runs one open-model step against it and
+// returns the step, the time spent logging during it (in handlers and in
+// the writer's own goroutines) and the requests handled meanwhile.
+func logStepOnce(b *testing.B, srv *LogServer, lw LogWriter) (*load.Result, time.Duration, int64) {
+	u, _ := url.Parse(srv.URL + "/order/1042")
+	ctx := context.Background()
+	t, err := load.Resolve(ctx, u, false, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := make([][]byte, 256)
+	for i := range reqs {
+		ru := *u
+		ru.Path = fmt.Sprintf("/order/%d", 1000+i*37)
+		if reqs[i], err = load.BuildRequest(http.MethodGet, &ru, http.Header{"User-Agent": {"perflab-load"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := load.Run(ctx, load.Step{Target: t, Requests: reqs, Rate: logRate, Duration: logStep / 10}); err != nil {
+		b.Fatal(err)
+	}
+	// A step the generator limited (a scheduling hiccup of a busy
+	// machine) is run again, up to logAttempts times in all.
+	var r *load.Result
+	var logTime time.Duration
+	var handled int64
+	for a := 0; a < logAttempts && (r == nil || r.Health.Limited); a++ {
+		t0, bg0, h0 := srv.LogTime.Load(), lw.Background(), srv.Handled.Load()
+		if r, err = load.Run(ctx, load.Step{Target: t, Requests: reqs, Rate: logRate, Duration: logStep, LateAfter: logLateAfter}); err != nil {
+			b.Fatal(err)
+		}
+		logTime = time.Duration(srv.LogTime.Load()-t0) + lw.Background() - bg0
+		handled = srv.Handled.Load() - h0
+	}
+	return r, logTime, handled
+}
+
+// leakTimeout bounds one trial's wait for its requests to arrive.
+const leakTimeout = 5 * time.Second
+
+// BenchmarkLeak runs one LeakTrial per op: the sweep's number of requests
+// in flight at once against a handler that hands an event to a consumer
+// taking one per 50 ms:
+//
+//	BenchmarkLeak/sweep=<requests in flight>/variant=<unbuffered|ctxcancel|bounded>
+//
+// It reports leaked-goroutines (goroutines left once every client gave
+// up), leaked-goroutines/req (the same per request in flight: the slope),
+// stuck-handlers and dropped/req (events the bounded channel dropped).
+// Each trial ends by releasing the handlers and waits until the goroutine
+// count is back to where it started.
+func BenchmarkLeak(b *testing.B) {
+	sweep(b, concurrences, "the requests in flight", func(b *testing.B, v float64) {
+		c := int(v)
+		for _, v := range Senders {
+			b.Run("variant="+v, func(b *testing.B) {
+				var leaked, stuck, dropped float64
+				for i := 0; i < b.N; i++ {
+					res, err := LeakTrial{Sender: v, Concurrency: c, MaxWait: leakTimeout, ConsumeEach: 50 * time.Millisecond, BoundedCap: 16}.Run(context.Background())
+					if err != nil {
+						b.Fatal(err)
+					}
+					leaked += float64(res.Goroutines)
+					stuck += float64(res.Stuck)
+					dropped += float64(res.Dropped)
+				}
+				n := float64(b.N)
+				b.ReportMetric(leaked/n, "leaked-goroutines")
+				b.ReportMetric(leaked/n/float64(c), "leaked-goroutines/req")
+				b.ReportMetric(stuck/n, "stuck-handlers")
+				b.ReportMetric(dropped/n/float64(c), "dropped/req")
+			})
+		}
+	})
+}

@@ -1,0 +1,48 @@
+// Package gateway is the workload of the gateway experiment: article D's
+// API-gateway micro-claims (D3, D4, D5, D7, D8 of the built-in suite),
+// each measured by a benchmark of its own.
+//
+// # The benchmarks
+//
+// The spec's one axis, sweep, is what each benchmark varies; a benchmark
+// skips the values that belong to another:
+//
+//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux>
+//	BenchmarkContext/sweep=0/variant=<alloc|pooled>
+//	BenchmarkMap/sweep=<write %>/variant=<syncmap|cow|sharded|mutex>/gomaxprocs=<p>
+//	BenchmarkLog/sweep=0/variant=<bufio|ring>
+//	BenchmarkLeak/sweep=<requests in flight>/variant=<unbuffered|ctxcancel|bounded>
+//
+// Route matching (D3): [Routes] generates a seeded REST route table of up
+// to [MaxRoutes] (12,847) unique routes, static and parametrised, free of
+// ServeMux conflicts; [Mix] a seeded lookup mix of hits and misses. The
+// routers ([NewRouter]): a hash map of static routes with a parameter
+// fallback, a radix trie of our own (httprouter cannot hold a literal and
+// a parameter at one position, which such a table has), and
+// net/http.ServeMux with Go 1.22 patterns. [Gate] checks a router before
+// it is timed; a router that fails it fails its cell with
+//
+//	perflab: incorrect: <first difference>
+//
+// Context pooling (D4): [GatewayChain] is a handler chain whose
+// per-request [Ctx] is allocated or pooled.
+//
+// Concurrent maps (D5): [NewMap] gives sync.Map, an atomic.Value
+// copy-on-write map, an 8-way sharded RWMutex map and a single-mutex map;
+// [KeyStream] draws Zipf-distributed keys and writes at a percentage.
+//
+// Log writers (D7): [BufioLog] (a mutex-guarded bufio.Writer) and
+// [RingLog] (a lock-free ring of fixed slots drained by one goroutine,
+// dropping and counting what does not fit) behind [LogServer], loaded by
+// package driver/load over loopback.
+//
+// Goroutine leaks (D8): [LeakTrial] sends a number of requests at once to
+// a handler that hands an event to a slow consumer and counts the
+// goroutines left once the clients gave up; it then releases the handlers
+// and checks that the goroutine count is back where it started.
+//
+// # Running it
+//
+//	go test -run '^$' -bench 'BenchmarkRoute/sweep=12847/' -benchmem ./experiments/gateway/
+//	perflab run gateway --quick
+package gateway

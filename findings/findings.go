@@ -1,0 +1,256 @@
+// Package findings computes, for one stored run, everything any output
+// shows: per-cell summaries, knees (found and rejected, with why),
+// crossovers, per-point paired ratios against the baseline with their
+// geomeans, config ratios, scaling efficiency, profile shares, claim
+// verdicts, failure counts and warnings.
+//
+// [Of] is the one place where a run's statistics are computed (by calling
+// package analysis, claim and profshare). The Markdown and HTML reports, the
+// terminal tables, perflab serve and "analyze --json" render the [Run] it
+// returns and compute nothing, so they cannot disagree: the same run at the
+// same α gives the same verdicts everywhere.
+package findings
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+// Input is everything stored about one run.
+type Input struct {
+	Run       *store.Run
+	Env       []store.KV
+	Configs   []store.Config
+	Results   []*benchfmt.Result
+	UnitMeta  []store.UnitMeta
+	Artifacts []store.Artifact
+	Failures  []store.Failure
+	Spec      *spec.Spec // nil when the run has no parsable spec
+	SpecErr   error      // why Spec is nil
+	Opt       analysis.Options
+}
+
+// Run is a run with everything computed from it.
+type Run struct {
+	Input
+
+	Samples  []*analysis.Sample
+	MainUnit string // the unit the spec analyses, sec/op by default
+	// Axis, By and Baseline are the spec's analysis keys; Baseline is
+	// filled with the first value of By when the spec names none.
+	Axis, By, Baseline string
+
+	summaries map[*analysis.Sample]analysis.Summary
+
+	Knees      []analysis.SeriesKnee      // knees (regime changes) of every unit along Axis
+	NoKnees    []KneeFit                  // main-unit series along Axis without a knee: smooth or undecided, and why
+	Crossovers []analysis.SeriesCrossover // crossovers between By values along Axis
+	// Against holds, for each series and each By value other than the
+	// baseline, the paired ratio to the baseline at every point, with a
+	// geomean across the points.
+	Against []Comparison
+	// Geomeans is each By value's geomean ratio to the baseline across
+	// every point of every series (per config).
+	Geomeans     []GeomeanRow
+	ConfigRatios *ConfigRatios // nil unless two or more configs have samples
+	Scaling      *Scaling      // nil unless the spec names a scaling axis
+	Profiles     []claim.CellProfile
+	Shares       []ProfileShare // one per entry of Profiles
+	Verdicts     []claim.Result
+	higher       func(unit string) bool // see HigherIsBetter
+
+	RoundsDone, Cells int
+	Failed, Skipped   int
+	Incorrect         int
+	Warnings          []string
+}
+
+// Load reads a run from the store and computes its findings.
+func Load(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) (*Run, error) {
+	in, err := Read(ctx, db, runID, opt)
+	if err != nil {
+		return nil, err
+	}
+	return Of(in), nil
+}
+
+// Read reads what the store holds about a run.
+func Read(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) (Input, error) {
+	run, err := db.GetRun(ctx, runID)
+	if err != nil {
+		return Input{}, err
+	}
+	run.Status = run.State() // a run whose process died reads as interrupted
+	in := Input{Run: run, Opt: opt}
+	if in.Env, err = db.Env(ctx, runID); err != nil {
+		return in, err
+	}
+	if in.Configs, err = db.Configs(ctx, runID); err != nil {
+		return in, err
+	}
+	if in.Results, err = db.Results(ctx, runID); err != nil {
+		return in, err
+	}
+	if in.UnitMeta, err = db.UnitMeta(ctx, runID); err != nil {
+		return in, err
+	}
+	if in.Artifacts, err = db.Artifacts(ctx, runID); err != nil {
+		return in, err
+	}
+	if in.Failures, err = db.Failures(ctx, runID); err != nil {
+		return in, err
+	}
+	if run.SpecText != "" {
+		in.Spec, in.SpecErr = spec.Parse(cmp.Or(run.SpecPath, "spec.toml"), []byte(run.SpecText))
+	}
+	return in, nil
+}
+
+// Of computes everything the outputs show about one run.
+func Of(in Input) *Run {
+	if in.Opt.Alpha == 0 || in.Opt.Confidence == 0 {
+		def := analysis.DefaultOptions()
+		in.Opt.Alpha = cmp.Or(in.Opt.Alpha, def.Alpha)
+		in.Opt.Confidence = cmp.Or(in.Opt.Confidence, def.Confidence)
+	}
+	f := &Run{Input: in, MainUnit: "sec/op"}
+	f.Samples = analysis.Collect(in.Results)
+	f.summaries = make(map[*analysis.Sample]analysis.Summary, len(f.Samples))
+	for _, s := range f.Samples {
+		f.summaries[s] = analysis.Summarize(s.Values, in.Opt)
+		f.RoundsDone = max(f.RoundsDone, len(s.Values))
+	}
+	f.Cells = countCells(f.Samples)
+	f.higher = Directions(in.UnitMeta, in.Spec)
+	f.Profiles = cellProfiles(&in)
+	f.Shares = shares(f.Profiles, in.Opt.Confidence)
+	f.countFailures()
+	if s := in.Spec; s != nil {
+		a := s.Analysis
+		f.MainUnit = cmp.Or(a.Unit, f.MainUnit)
+		f.Axis, f.By, f.Baseline = a.Axis, a.By, a.Baseline
+		if f.By != "" && f.Baseline == "" {
+			f.Baseline = firstValue(s, f.Samples, f.By)
+		}
+		if a.Axis != "" {
+			f.knees()
+			if a.By != "" {
+				f.Crossovers = analysis.Crossovers(f.Samples, a.Axis, a.By, in.Opt)
+			}
+		}
+		if f.By != "" {
+			f.Against = Ratios(f.Samples, RatioSpec{Axis: f.Axis, By: f.By, Baseline: f.Baseline, Unit: f.MainUnit}, in.Opt)
+			f.Geomeans = Geomeans(f.Samples, RatioSpec{Axis: f.Axis, By: f.By, Baseline: f.Baseline, Unit: f.MainUnit}, in.Opt)
+		}
+		f.Scaling = f.scaling()
+		f.Verdicts = claim.Evaluate(s.Claims, f.Samples, in.Opt, f.Profiles...)
+	} else if in.SpecErr != nil {
+		f.Warnings = append(f.Warnings, "the run's spec could not be read ("+in.SpecErr.Error()+"), so no claims were judged")
+	}
+	f.ConfigRatios = f.configRatios()
+	if in.Run != nil && in.Run.Status == "interrupted" {
+		f.Warnings = append(f.Warnings, "this run was interrupted: the tables use the "+strconv.Itoa(f.RoundsDone)+" completed rounds")
+	}
+	if f.RoundsDone > 0 && f.RoundsDone < 6 {
+		f.Warnings = append(f.Warnings, "fewer than 6 rounds: medians have no confidence interval and claims stay inconclusive")
+	}
+	return f
+}
+
+// Summary is the median of a sample with its confidence interval, as
+// computed by [Of]; a sample not of this run is summarised on the spot.
+func (f *Run) Summary(s *analysis.Sample) analysis.Summary {
+	if sum, ok := f.summaries[s]; ok {
+		return sum
+	}
+	return analysis.Summarize(s.Values, f.Opt)
+}
+
+// ConfigOrder orders config names as the run lists them.
+func (f *Run) ConfigOrder(a, b string) int {
+	pos := func(name string) int {
+		for i, c := range f.Configs {
+			if c.Name == name {
+				return i
+			}
+		}
+		return len(f.Configs)
+	}
+	if c := pos(a) - pos(b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func countCells(samples []*analysis.Sample) int {
+	seen := map[string]bool{}
+	for _, s := range samples {
+		seen[s.Config+"\x00"+s.Name.Full] = true
+	}
+	return len(seen)
+}
+
+func (f *Run) countFailures() {
+	for _, x := range f.Failures {
+		switch {
+		case strings.HasPrefix(x.Reason, "skipped: "): // not applicable, not a failure
+			f.Skipped++
+		case strings.Contains(x.Reason, "perflab: incorrect:"):
+			f.Incorrect++
+			f.Failed++
+		default:
+			f.Failed++
+		}
+	}
+}
+
+// firstValue is the first value of key in the spec's axis of that name, or
+// the first seen among the samples.
+func firstValue(s *spec.Spec, samples []*analysis.Sample, key string) string {
+	for _, a := range s.Axes {
+		if a.Key == key && len(a.Quick) > 0 {
+			return a.Quick[0]
+		}
+	}
+	for _, smp := range samples {
+		if v, ok := smp.Value(key); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// AxisOrder sorts the distinct values of key across samples, numerically
+// when they all are numbers.
+func AxisOrder(samples []*analysis.Sample, key string) []string {
+	var vals []string
+	for _, s := range samples {
+		if v, ok := s.Value(key); ok && !slices.Contains(vals, v) {
+			vals = append(vals, v)
+		}
+	}
+	numeric := true
+	for _, v := range vals {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			numeric = false
+		}
+	}
+	if numeric {
+		slices.SortStableFunc(vals, func(a, b string) int {
+			x, _ := strconv.ParseFloat(a, 64)
+			y, _ := strconv.ParseFloat(b, 64)
+			return cmp.Compare(x, y)
+		})
+	}
+	return vals
+}
