@@ -7,19 +7,10 @@ package claim
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
-)
-
-// Verdicts.
-const (
-	Reproduced   = "reproduced"
-	Contradicted = "contradicted"
-	Inconclusive = "inconclusive"
-	NotTestable  = "not testable"
 )
 
 // Result is the verdict of one claim.
@@ -28,14 +19,14 @@ type Result struct {
 	Text     string
 	Claimed  string
 	Measured string // what this run measured, one line per check joined by "; "
-	Verdict  string
+	Verdict  Verdict
 	Reason   string
 	Checks   []CheckResult
 }
 
 // CheckResult is the outcome of one check.
 type CheckResult struct {
-	Verdict  string
+	Verdict  Verdict
 	Measured string
 	Reason   string
 
@@ -75,58 +66,79 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 		r.Verdict, r.Reason = NotTestable, c.NotTestable
 		return r
 	}
-	var measured, reasons []string
-	for _, ch := range c.Checks {
-		var cr CheckResult
-		switch ch.Kind {
-		case "ratio":
-			cr = ratio(ch, samples, opt)
-		case "crossover":
-			cr = crossover(ch, samples, opt)
-		case "value":
-			cr = value(ch, samples, opt)
-		case "knee":
-			cr = knee(ch, samples, opt)
-		case "profile":
-			cr = profile(ch, profiles, opt)
-		default:
-			cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
-		}
-		if ch.Note != "" && cr.Measured != "" && !strings.Contains(cr.Measured, ch.Note) {
-			cr.Measured += " (" + ch.Note + ")"
+	eval := func(i int, opt analysis.Options) CheckResult {
+		return checkOne(c.Checks[i], samples, opt, profiles)
+	}
+	var counted []int
+	for i, ch := range c.Checks {
+		cr := eval(i, opt)
+		cr.Context = ch.Context
+		if !ch.Context && cr.Verdict != NotTestable {
+			counted = append(counted, i)
 		}
 		r.Checks = append(r.Checks, cr)
+	}
+	holm(r.Checks, counted, opt, eval)
+	var measured, reasons []string
+	for _, cr := range r.Checks {
+		tag := ""
+		if cr.Context {
+			tag = "context, not counted: "
+		}
 		if cr.Measured != "" {
-			measured = append(measured, cr.Measured)
+			measured = append(measured, tag+cr.Measured)
 		}
 		if cr.Reason != "" {
-			reasons = append(reasons, cr.Reason)
+			reasons = append(reasons, tag+cr.Reason)
 		}
 	}
 	r.Measured = strings.Join(measured, "; ")
 	r.Reason = strings.Join(reasons, "; ")
 	r.Verdict = combine(r.Checks)
+	if r.Verdict == NotTestable && len(counted) == 0 && len(r.Checks) > 0 && allContext(r.Checks) {
+		r.Reason = strings.TrimPrefix(r.Reason+"; ", "; ") + "every check of this claim is context: none can fail, so none is counted"
+	}
 	return r
 }
 
-// combine: any contradicted check contradicts the claim; all reproduced
-// reproduce it; all not testable make it not testable; else inconclusive.
-func combine(checks []CheckResult) string {
-	count := map[string]int{}
+func allContext(checks []CheckResult) bool {
 	for _, c := range checks {
-		count[c.Verdict]++
+		if !c.Context {
+			return false
+		}
+	}
+	return true
+}
+
+// checkOne evaluates one check under opt.
+func checkOne(ch spec.Check, samples []*analysis.Sample, opt analysis.Options, profiles []CellProfile) CheckResult {
+	var cr CheckResult
+	switch ch.Kind {
+	case "ratio":
+		cr = ratio(ch, samples, opt)
+	case "crossover":
+		cr = crossover(ch, samples, opt)
+	case "value":
+		cr = value(ch, samples, opt)
+	case "knee":
+		cr = knee(ch, samples, opt)
+	case "profile":
+		cr = profile(ch, profiles, opt)
+	case "correlation":
+		cr = correlation(ch, samples, opt)
+	case "contrast":
+		cr = contrast(ch, samples, opt)
+	default:
+		cr = CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("unknown check kind %q", ch.Kind)}
 	}
 	switch {
-	case len(checks) == 0:
-		return NotTestable
-	case count[Contradicted] > 0:
-		return Contradicted
-	case count[Reproduced] == len(checks):
-		return Reproduced
-	case count[NotTestable] == len(checks):
-		return NotTestable
+	case ch.Note == "":
+	case cr.Measured != "" && !strings.Contains(cr.Measured, ch.Note):
+		cr.Measured += " (" + ch.Note + ")"
+	case cr.Measured == "" && cr.Verdict == NotTestable && !strings.Contains(cr.Reason, ch.Note):
+		cr.Reason += " (" + ch.Note + ")"
 	}
-	return Inconclusive
+	return cr
 }
 
 // selectOne finds the single sample of unit matching all the selectors.
@@ -178,128 +190,6 @@ func unitOf(ch spec.Check) string {
 		return "sec/op"
 	}
 	return ch.Unit
-}
-
-// ratio judges num/den Op Value. When both cells carry their rounds, the
-// ratio is taken within each round and its median and confidence interval
-// come from those per-round ratios; otherwise the interval is the
-// conservative quotient of the two medians' intervals. The check is
-// reproduced when the whole interval satisfies the relation, contradicted
-// when the whole interval violates it, inconclusive otherwise.
-func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
-	unit := unitOf(ch)
-	num, err := selectOne(samples, unit, ch.Where, ch.Num)
-	if err != nil {
-		return CheckResult{Verdict: NotTestable, Reason: err.Error()}
-	}
-	den, err := selectOne(samples, unit, ch.Where, ch.Den)
-	if err != nil {
-		return CheckResult{Verdict: NotTestable, Reason: err.Error()}
-	}
-	n, d := analysis.Summarize(num.Values, opt), analysis.Summarize(den.Values, opt)
-	label := fmt.Sprintf("%s / %s", short(ch.Num), short(ch.Den))
-	if ch.Where != "" {
-		label += " [" + ch.Where + "]"
-	}
-	if anyInf(n.Lo, n.Hi, d.Lo, d.Hi) {
-		m := fmt.Sprintf("%s %s = %.3g (n=%d/%d)", unit, label, n.Center/d.Center, n.N, d.N)
-		return CheckResult{Verdict: Inconclusive, Measured: m, Reason: "fewer than 6 samples per cell: no confidence interval"}
-	}
-	if d.Center == 0 || d.Lo <= 0 && d.Hi >= 0 {
-		// A zero denominator (e.g. 0 allocs/op): compare the difference instead.
-		return differenceCheck(ch, label, n, d, analysis.Compare(num.Values, den.Values, opt), opt)
-	}
-	mid, lo, hi := n.Center/d.Center, 0.0, 0.0
-	p := analysis.Compare(num.Values, den.Values, opt)
-	paired := pairedRatios(num, den)
-	how := "unpaired"
-	if len(paired) >= 6 {
-		// Rounds interleave the cells, so the ratio within a round cancels
-		// the drift both cells saw; its median CI is the tighter interval.
-		r := analysis.Summarize(paired, opt)
-		mid, lo, hi, how = r.Center, r.Lo, r.Hi, fmt.Sprintf("paired over %d rounds", len(paired))
-	} else {
-		lo, hi = quotientInterval(n, d)
-	}
-	m := fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (%s, U-test p=%.2g)", unit, label, mid, lo, hi, how, p)
-	cr := CheckResult{Measured: m}
-	holds := func(x float64) bool {
-		if ch.Op == "<" {
-			return x < ch.Value
-		}
-		return x > ch.Value
-	}
-	// A paired interval that excludes the threshold is significant by
-	// itself (every round agreed, or all but the extremes did); an unpaired
-	// one also needs the U test when the threshold is 1.
-	significant := len(paired) >= 6 || p < opt.Alpha || ch.Value != 1
-	switch {
-	case holds(lo) && holds(hi) && significant:
-		cr.Verdict = Reproduced
-	case !holds(lo) && !holds(hi) && significant:
-		cr.Verdict = Contradicted
-		cr.Reason = fmt.Sprintf("expected %s %s %g", label, ch.Op, ch.Value)
-	default:
-		cr.Verdict = Inconclusive
-		cr.Reason = fmt.Sprintf("interval of %s straddles %g", label, ch.Value)
-	}
-	return cr
-}
-
-func anyInf(xs ...float64) bool {
-	for _, x := range xs {
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return true
-		}
-	}
-	return false
-}
-
-// differenceCheck handles ratios whose denominator may be zero: the relation
-// becomes num Op den when Value is 1 (ratios > 1 mean num > den).
-func differenceCheck(ch spec.Check, label string, n, d analysis.Summary, p float64, opt analysis.Options) CheckResult {
-	m := fmt.Sprintf("%s: %.3g [%.3g, %.3g] vs %.3g [%.3g, %.3g] (p=%.2g)", label, n.Center, n.Lo, n.Hi, d.Center, d.Lo, d.Hi, p)
-	if ch.Value != 1 {
-		return CheckResult{Verdict: NotTestable, Measured: m, Reason: "denominator is zero: only a ratio threshold of 1 can be tested"}
-	}
-	greater := n.Lo > d.Hi && p < opt.Alpha
-	less := n.Hi < d.Lo && p < opt.Alpha
-	want := greater
-	if ch.Op == "<" {
-		want = less
-	}
-	switch {
-	case want:
-		return CheckResult{Verdict: Reproduced, Measured: m}
-	case (ch.Op == "<" && greater) || (ch.Op == ">" && less):
-		return CheckResult{Verdict: Contradicted, Measured: m, Reason: fmt.Sprintf("expected %s %s 1", label, ch.Op)}
-	}
-	return CheckResult{Verdict: Inconclusive, Measured: m, Reason: "intervals overlap"}
-}
-
-// pairedRatios divides num by den within each round both were measured in.
-func pairedRatios(num, den *analysis.Sample) []float64 {
-	a, b := num.ByRound(), den.ByRound()
-	if a == nil || b == nil {
-		return nil
-	}
-	var out []float64
-	for r, x := range a {
-		if y, ok := b[r]; ok && y != 0 {
-			out = append(out, x/y)
-		}
-	}
-	return out
-}
-
-// quotientInterval bounds n/d from the two medians' intervals.
-func quotientInterval(n, d analysis.Summary) (lo, hi float64) {
-	cands := []float64{n.Lo / d.Lo, n.Lo / d.Hi, n.Hi / d.Lo, n.Hi / d.Hi}
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, c := range cands {
-		lo, hi = math.Min(lo, c), math.Max(hi, c)
-	}
-	return lo, hi
 }
 
 // short drops the key names of a selector for display: "variant=syncpool,reuse=25" → "syncpool@25".

@@ -18,7 +18,7 @@ func TestRatioOnInstructions(t *testing.T) {
 	for _, tc := range []struct {
 		op    string
 		value float64
-		want  string
+		want  Verdict
 	}{{">", 1.015, Reproduced}, {"<", 1.025, Reproduced}, {"<", 1.015, Contradicted}} {
 		ch := ratioCheck("v=b", "v=a", tc.op, tc.value)
 		ch.Unit = "instructions/op"

@@ -14,31 +14,33 @@ import (
 // has fewer than six samples (no interval).
 func value(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := unitOf(ch)
-	s, err := selectOne(samples, unit, ch.Where, ch.Num)
-	if err != nil {
-		return CheckResult{Verdict: NotTestable, Reason: err.Error()}
-	}
 	label := short(ch.Num)
 	if ch.Where != "" {
 		label += " [" + ch.Where + "]"
 	}
+	th := plainThreshold(ch)
+	cr := noInterval(th.predicate(unit, label), unit)
+	th.fill(&cr)
+	s, err := selectOne(samples, unit, ch.Where, ch.Num)
+	if err != nil {
+		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		return cr
+	}
 	sum := analysis.Summarize(s.Values, opt)
 	if anyInf(sum.Center) {
-		return CheckResult{Verdict: NotTestable, Reason: fmt.Sprintf("%s %s has no values in this run", unit, label)}
+		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s %s has no values in this run", unit, label)
+		return cr
 	}
+	cr.Estimate = sum.Center
 	if anyInf(sum.Lo, sum.Hi) {
-		m := fmt.Sprintf("%s %s = %.3g (n=%d)", unit, label, sum.Center, sum.N)
-		return CheckResult{Verdict: Inconclusive, Measured: m, Reason: "fewer than 6 samples: no confidence interval"}
+		cr.Measured = fmt.Sprintf("%s %s = %.3g (n=%d)", unit, label, sum.Center, sum.N)
+		cr.Verdict, cr.Reason = Inconclusive, "fewer than 6 samples: no confidence interval"
+		return cr
 	}
-	m := fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (n=%d)", unit, label, sum.Center, sum.Lo, sum.Hi, sum.N)
-	holds := func(x float64) bool { return compareOp(x, ch.Op, ch.Value) }
-	switch lo, hi := holds(sum.Lo), holds(sum.Hi); {
-	case lo && hi:
-		return CheckResult{Verdict: Reproduced, Measured: m}
-	case !lo && !hi:
-		return CheckResult{Verdict: Contradicted, Measured: m, Reason: fmt.Sprintf("expected %s %s %s %g", unit, label, ch.Op, ch.Value)}
-	}
-	return CheckResult{Verdict: Inconclusive, Measured: m, Reason: fmt.Sprintf("interval of %s straddles %g", label, ch.Value)}
+	cr.Lo, cr.Hi = sum.Lo, sum.Hi
+	cr.Measured = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (n=%d)", unit, label, sum.Center, sum.Lo, sum.Hi, sum.N)
+	cr.Verdict, cr.Reason = th.judge(sum.Lo, sum.Hi, unit+" "+label)
+	return cr
 }
 
 // compareOp reports whether x op v for op "<", "<=", ">" or ">=". Any other

@@ -68,7 +68,7 @@ func TestValue(t *testing.T) {
 	tests := []struct {
 		name    string
 		check   spec.Check
-		verdict string
+		verdict Verdict
 		measure string // substring of Measured
 		reason  string // substring of Reason
 	}{

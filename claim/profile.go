@@ -82,12 +82,24 @@ func selectProfile(profiles []CellProfile, sels ...string) (CellProfile, error) 
 // testable when the run has no per-cell profile of the cells or a profile
 // holds no samples; the check's note then follows the reason.
 func profile(ch spec.Check, profiles []CellProfile, opt analysis.Options) CheckResult {
-	if len(profiles) == 0 {
-		return CheckResult{Verdict: NotTestable, Reason: `this run has no per-cell CPU profiles (the mode needs profile = "cell" and the profiling pass must have run)`}
-	}
 	kind := ch.Unit
 	if kind == "" || kind == "sec/op" {
 		kind = profshare.HeapLockShare
+	}
+	where := ""
+	if ch.Where != "" {
+		where = " [" + ch.Where + "]"
+	}
+	label := short(ch.Num) + where
+	if ch.Den != "" {
+		label = short(ch.Num) + " − " + short(ch.Den) + where
+	}
+	th := plainThreshold(ch)
+	cr := noInterval(th.predicate(kind, label), kind)
+	th.fill(&cr)
+	if len(profiles) == 0 {
+		cr.Verdict, cr.Reason = NotTestable, `this run has no per-cell CPU profiles (the mode needs profile = "cell" and the profiling pass must have run)`
+		return cr
 	}
 	share := func(sel string) (profshare.Share, error) {
 		p, err := selectProfile(profiles, ch.Where, sel)
@@ -105,20 +117,17 @@ func profile(ch spec.Check, profiles []CellProfile, opt analysis.Options) CheckR
 		if ch.Note != "" {
 			reason += " (" + ch.Note + ")"
 		}
-		return CheckResult{Verdict: NotTestable, Reason: reason}
+		cr.Verdict, cr.Reason = NotTestable, reason
+		return cr
 	}
 	num, err := share(ch.Num)
 	if err != nil {
 		return notTestable(err)
 	}
-	where := ""
-	if ch.Where != "" {
-		where = " [" + ch.Where + "]"
-	}
-	var label, m string
+	var m string
 	var lo, hi float64
 	if ch.Den == "" {
-		label = short(ch.Num) + where
+		cr.Estimate = num.Value
 		lo, hi = num.Lo, num.Hi
 		m = fmt.Sprintf("%s %s = %s", kind, label, num)
 	} else {
@@ -127,17 +136,12 @@ func profile(ch spec.Check, profiles []CellProfile, opt analysis.Options) CheckR
 			return notTestable(err)
 		}
 		d := profshare.NewDiff(num, den)
-		label = short(ch.Num) + " − " + short(ch.Den) + where
+		cr.Estimate = d.Value
 		lo, hi = d.Lo, d.Hi
 		m = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (%d/%d vs %d/%d samples)", kind, label, d.Value, d.Lo, d.Hi, num.Hits, num.Total, den.Hits, den.Total)
 	}
 	m += fmt.Sprintf(", %.0f%% interval from the CPU profile", opt.Confidence*100)
-	holds := func(x float64) bool { return compareOp(x, ch.Op, ch.Value) }
-	switch l, h := holds(lo), holds(hi); {
-	case l && h:
-		return CheckResult{Verdict: Reproduced, Measured: m}
-	case !l && !h:
-		return CheckResult{Verdict: Contradicted, Measured: m, Reason: fmt.Sprintf("expected %s %s %s %g", kind, strings.TrimSpace(label), ch.Op, ch.Value)}
-	}
-	return CheckResult{Verdict: Inconclusive, Measured: m, Reason: fmt.Sprintf("interval of %s straddles %g", label, ch.Value)}
+	cr.Lo, cr.Hi, cr.Measured = lo, hi, m
+	cr.Verdict, cr.Reason = th.judge(lo, hi, kind+" "+strings.TrimSpace(label))
+	return cr
 }

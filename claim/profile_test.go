@@ -39,7 +39,7 @@ func TestProfileCheck(t *testing.T) {
 	tests := []struct {
 		name    string
 		check   spec.Check
-		want    string
+		want    Verdict
 		measure string // fragment of Measured
 		reason  string // fragment of Reason
 	}{

@@ -82,7 +82,7 @@ func TestKneeCheck(t *testing.T) {
 	tests := []struct {
 		name    string
 		check   spec.Check
-		verdict string
+		verdict Verdict
 		measure string
 		reason  string
 	}{
@@ -163,7 +163,7 @@ func TestCrossoverCheck(t *testing.T) {
 	tests := []struct {
 		name    string
 		check   spec.Check
-		verdict string
+		verdict Verdict
 		measure string
 		reason  string
 	}{

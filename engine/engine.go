@@ -141,11 +141,12 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 
 // execute runs a new run (resume == nil) or continues a stored one.
 func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, error) {
-	s := opt.Spec
-	mode, err := s.Mode(opt.Mode)
+	mode, err := opt.Spec.Mode(opt.Mode)
 	if err != nil {
 		return nil, err
 	}
+	opt.Spec = opt.Spec.ForMode(opt.Mode) // configs that run in other modes only are left out
+	s := opt.Spec
 	if opt.Rounds > 0 {
 		mode.Rounds = opt.Rounds
 	}

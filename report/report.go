@@ -10,6 +10,7 @@ import (
 	"context"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
@@ -29,5 +30,5 @@ func StoreVerdicts(ctx context.Context, db *store.DB, f *findings.Run) error {
 }
 
 // Rule is the one rule by which every claim check is tested, printed in
-// every report.
-const Rule = "A claim of an effect F (a ratio num/den) is tested against the threshold √F, the log-midpoint between no effect and the claimed effect, unless the check states another threshold and its reason; the check is reproduced when the whole confidence interval lies beyond the threshold on the claimed side, contradicted when it lies wholly on the other side, inconclusive otherwise. A claim of no change is tested with an equivalence band (such as ±10%) that the whole interval must lie inside. Checks marked context hold by construction: they are shown and never counted in the claim's verdict."
+// every report: claim.Rule, stated once in package claim.
+const Rule = claim.Rule

@@ -48,6 +48,7 @@ type rawConfig struct {
 	GODEBUG      string   `toml:"godebug"`
 	Modfile      string   `toml:"modfile"`
 	PGO          string   `toml:"pgo"`
+	Modes        []string `toml:"modes"`
 }
 
 // flexText receives the text of a TOML string, integer or float as written.

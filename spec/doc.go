@@ -157,6 +157,11 @@
 // so two configs that differ only in pgo measure what profile-guided
 // optimisation gains; the profile's contents are part of the build key.
 //
+// modes limits a config to some modes: modes = ["full"] keeps a slow
+// config (another toolchain to download and build, say) out of quick
+// runs. A check that selects its cells then finds none in a quick run and
+// is not testable there; say so in its note.
+//
 // # Analysis
 //
 // [analysis] names the numeric axis knees and crossovers are computed
@@ -187,12 +192,69 @@
 //
 // A [[claim]] quotes a published claim (id, text, and the article's
 // figures in claimed). It is tested by one or more [[claim.check]] tables,
-// or marked not_testable with the reason. A check of kind "ratio" holds
-// when the ratio of the num series to the den series, in unit, compares
-// to value with op ("<" or ">"): num/den < 0.5 means num takes less than
-// half of den. A check of kind
-// "crossover" holds when series a and b cross along axis at a value in
-// [min, max]. unit defaults to "sec/op"; note is shown with the verdict.
+// or marked not_testable with the reason.
+//
+// # The rule
+//
+// Every check is tested at the claimed size, by one rule (package claim
+// prints the same text as claim.Rule in every report):
+//
+//   - For a claimed effect F (effect = F, the ratio num/den the article
+//     states) the threshold is √F, the log-midpoint between no effect and
+//     the claim; op follows (">" when F > 1, "<" when F < 1). A check may
+//     state another threshold with value, and then must say why.
+//   - A claim of about no change uses op = "~" with band = b: the whole
+//     interval must lie inside [1/(1+b), 1+b].
+//   - A claimed correlation r (kind "correlation") is tested against
+//     tanh(atanh(r)/2), the midpoint on Fisher's z scale.
+//   - A claim that states a direction and no size uses op and value = 1.
+//   - Verdict of a check: reproduced when its whole interval lies on the
+//     claimed side of the threshold (inside the band), contradicted when it
+//     lies wholly on the other side (outside the band), inconclusive when
+//     it straddles, not testable when the run cannot measure it.
+//   - Verdict of a claim: reproduced when every counted check is
+//     reproduced; contradicted when at least one counted check is
+//     contradicted after Holm's correction across the claim's counted
+//     checks; otherwise inconclusive (not testable when no counted check
+//     could be measured).
+//   - context = true marks a check that holds by construction or only
+//     describes the setting: it is shown and never counted. A check that
+//     cannot fail must be context.
+//
+// Every check result carries its predicate (cells, operator, threshold
+// and the threshold's origin), printed beside its verdict.
+//
+// A check of kind "ratio" compares num/den, in unit, with its threshold.
+// The interval is paired by round: the Hodges–Lehmann estimate of the
+// per-round log-ratios with the Wilcoxon signed-rank interval
+// (analysis.Options.Paired). num/den < 1 means num takes less than den:
+//
+//	[[claim.check]]
+//	kind   = "ratio"
+//	where  = "mode=serial,size=64,reuse=25"
+//	num    = "variant=syncpool"
+//	den    = "variant=plain"
+//	effect = 1.79          # claimed ×1.79: tested as > √1.79 = 1.34
+//
+//	[[claim.check]]
+//	kind  = "ratio"
+//	unit  = "parse-sec/op"
+//	num   = "variant=arena"
+//	den   = "variant=heap"
+//	op    = "~"            # claimed ≈ 0% change
+//	band  = 0.10           # inside [1/1.1, 1.1]
+//
+//	[[claim.check]]
+//	kind   = "ratio"
+//	num    = "profile=optimized"
+//	den    = "profile=baseline"
+//	effect = 40.3
+//	value  = 3
+//	why    = "the load generator shares the machine: ×40 cannot be reached on 2 cores"
+//
+// A check of kind "crossover" holds when series a and b cross along axis
+// at a value in [min, max]. unit defaults to "sec/op"; note is shown with
+// the verdict; why explains a stated threshold.
 //
 // A check of kind "value" compares one cell with a threshold: the median
 // of the cell num, in unit, compared to value with op ("<", "<=", ">" or
@@ -258,6 +320,35 @@
 //	den   = "variant=plain"
 //	op    = "<"
 //	value = 0
+//
+// A check of kind "contrast" compares one ratio taken in two series: the
+// ratio num/den in series a divided by the same ratio in series b, paired
+// by round, against a threshold stated as for a ratio check. It tests
+// "encoding/json slows down more from depth 5 to 8 than jsoniter":
+//
+//	[[claim.check]]
+//	kind   = "contrast"
+//	where  = "op=marshal,fanout=1"
+//	num    = "depth=8"
+//	den    = "depth=5"
+//	a      = "lib=encoding_json"
+//	b      = "lib=jsoniter"
+//	effect = 1.46          # ×3.41 against ×2.34
+//
+// A check of kind "correlation" reads one cell num whose benchmark
+// reports, in unit, one Pearson coefficient per round, computed over the
+// time series the benchmark sampled during that round (e.g. runtime/metrics
+// every 50 ms). The rounds are the independent units: the coefficients are
+// summarised on Fisher's z scale (median and its distribution-free
+// interval, mapped back with tanh), never by treating the autocorrelated
+// windows of one series as independent. effect is the claimed r; op and
+// value may state another threshold (with why):
+//
+//	[[claim.check]]
+//	kind   = "correlation"
+//	unit   = "r-scav-lockwait"
+//	num    = "variant=plain,gpp=64,gomaxprocs=2"
+//	effect = 0.93          # tested as r > tanh(atanh(0.93)/2) = 0.68
 //
 // Selectors (where, num, den, a, b) are comma-separated key=value pairs,
 // such as "mode=serial,size=64"; see [ParseSelector]. where applies to both

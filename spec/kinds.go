@@ -87,3 +87,88 @@ func (v *validator) notAxis(path, what, side, axis string, pairs [][2]string) {
 		}
 	}
 }
+
+// correlationCheck validates a check of kind "correlation": num selects one
+// cell whose benchmark reports, in unit, one Pearson coefficient per round
+// over the time series it sampled; effect is the claimed coefficient (the
+// threshold is then tanh(atanh(effect)/2) and op follows its sign), or op
+// and value state the threshold (value in (−1, 1); beside effect, with why).
+func (v *validator) correlationCheck(p, what string, ck *Check, where [][2]string) {
+	v.notFor(p, what, `"correlation"`, []kindField{{"den", ck.Den != ""}, {"a", ck.A != ""}, {"b", ck.B != ""},
+		{"axis", ck.Axis != ""}, {"min", ck.Min != 0}, {"max", ck.Max != 0}, {"band", ck.Band != 0}})
+	if !v.idx.has(p+".unit") || ck.Unit == defaultUnit {
+		v.at(p, "%s: a correlation check needs unit, the metric in which the benchmark reports one coefficient per round, such as \"r-scav-lockwait\"", what)
+	}
+	if ck.Num == "" {
+		v.at(p, "%s: a correlation check needs num, a selector of one cell such as \"variant=plain,gomaxprocs=2\"", what)
+	} else {
+		v.overlap(p+".num", what, "num", where, v.selector(p+".num", what+" num", ck.Num))
+	}
+	hasEffect, hasValue := v.idx.has(p+".effect"), v.idx.has(p+".value")
+	if hasEffect && !(ck.Effect > -1 && ck.Effect < 1 && ck.Effect != 0) {
+		v.at(p+".effect", "%s: effect %v must be the claimed coefficient, in (−1, 1) and not 0", what, ck.Effect)
+	}
+	if hasValue && !(ck.Value > -1 && ck.Value < 1) {
+		v.at(p+".value", "%s: value %v must be a coefficient in (−1, 1)", what, ck.Value)
+	}
+	switch {
+	case hasEffect && hasValue && ck.Why == "":
+		v.at(p+".value", "%s: an explicit value beside effect needs why, the reason for not testing the Fisher-z midpoint", what)
+	case hasEffect:
+		want := ">"
+		if ck.Effect < 0 {
+			want = "<"
+		}
+		if ck.Op != "" && ck.Op != want {
+			v.at(p+".op", "%s: effect %v claims r %s 0, but op is %q; remove op (it follows from effect)", what, ck.Effect, want, ck.Op)
+		}
+	case !hasValue || ck.Op == "":
+		v.at(p, "%s: a correlation check needs effect = r (the claimed coefficient), or op and value", what)
+	}
+	switch ck.Op {
+	case "", "<", "<=", ">", ">=":
+	default:
+		v.at(p+".op", "%s: op %q must be \"<\", \"<=\", \">\" or \">=\"", what, ck.Op)
+	}
+}
+
+// noEffect reports effect and band on a check kind that states its
+// threshold with op and value (its why, when given, is the threshold's
+// reason).
+func (v *validator) noEffect(p, what, kind string, ck *Check) {
+	if v.idx.has(p+".effect") || ck.Effect != 0 {
+		v.at(p+".effect", "%s: effect is for ratio and correlation checks; a %s check states op and value (give the reason in why)", what, kind)
+	}
+	if v.idx.has(p+".band") || ck.Band != 0 {
+		v.at(p+".band", "%s: band is for ratio checks with op \"~\"; remove it", what)
+	}
+}
+
+// kindList names the check kinds for error messages.
+const kindList = `"ratio", "contrast", "crossover", "value", "knee", "profile" or "correlation"`
+
+// contrastCheck validates a check of kind "contrast": the ratio num/den
+// taken in series a and in series b, compared as (num/den at a) / (num/den
+// at b); the threshold is stated as for a ratio check (effect, op and
+// value, or op "~" with band).
+func (v *validator) contrastCheck(p, what string, ck *Check, where [][2]string) {
+	v.notFor(p, what, `"contrast"`, []kindField{{"axis", ck.Axis != ""}, {"min", ck.Min != 0}, {"max", ck.Max != 0}})
+	var sides [][2]string
+	for _, side := range []struct{ key, sel string }{{"num", ck.Num}, {"den", ck.Den}, {"a", ck.A}, {"b", ck.B}} {
+		if side.sel == "" {
+			v.at(p, "%s: a contrast check needs num, den (the ratio) and a, b (the two series it is taken in); %s is missing", what, side.key)
+			continue
+		}
+		pairs := v.selector(p+"."+side.key, what+" "+side.key, side.sel)
+		v.overlap(p+"."+side.key, what, side.key, where, pairs)
+		sides = append(sides, pairs...)
+	}
+	seen := map[string]bool{}
+	for _, kv := range sides {
+		if seen[kv[0]+"="+kv[1]] {
+			v.at(p, "%s: %s=%s appears in two of num, den, a and b; num/den and a/b must select on different keys", what, kv[0], kv[1])
+		}
+		seen[kv[0]+"="+kv[1]] = true
+	}
+	v.ratioThreshold(p, what, ck)
+}

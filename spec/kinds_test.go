@@ -28,6 +28,20 @@ func TestKindsGood(t *testing.T) {
 	}
 }
 
+func TestCorrelationGood(t *testing.T) {
+	s, err := Load(filepath.Join("testdata", "kind_corr_good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Check{
+		{Kind: "correlation", Unit: "r-scav-lockwait", Num: "lib=iter,depth=8", Effect: 0.93, Line: 25},
+		{Kind: "correlation", Unit: "r-scav-lockwait", Num: "lib=std,depth=8", Op: "<", Value: 0.3, Why: "no correlation expected", Context: true, Line: 31},
+	}
+	if got := s.Claims[0].Checks; !reflect.DeepEqual(got, want) {
+		t.Errorf("checks =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 func TestKindsErrors(t *testing.T) {
 	tests := []struct {
 		file   string
@@ -43,7 +57,13 @@ func TestKindsErrors(t *testing.T) {
 		{"kind_knee_range.toml", 29, `min 7 is greater than max 5`},
 		{"kind_knee_no_max.toml", 25, `a knee check needs min and max`},
 		{"kind_knee_foreign.toml", 29, `op is not a field of "knee" checks`},
-		{"kind_unknown.toml", 26, `unknown kind "slope"; use "ratio", "crossover", "value" or "knee"`},
+		{"kind_unknown.toml", 26, `unknown kind "slope"; use "ratio", "contrast", "crossover", "value", "knee", "profile" or "correlation"`},
+		{"kind_corr_no_unit.toml", 25, `a correlation check needs unit`},
+		{"kind_corr_effect_range.toml", 29, `effect 1.5 must be the claimed coefficient`},
+		{"kind_corr_no_threshold.toml", 25, `needs effect = r (the claimed coefficient), or op and value`},
+		{"kind_corr_foreign.toml", 29, `den is not a field of "correlation" checks`},
+		{"kind_contrast_missing.toml", 25, `a contrast check needs num, den (the ratio) and a, b (the two series it is taken in); b is missing`},
+		{"kind_value_effect.toml", 30, `effect is for ratio and correlation checks`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -93,6 +93,10 @@ type Config struct {
 	// file, relative to the spec's directory or absolute. Two configs that
 	// differ only in PGO measure what profile-guided optimisation gains.
 	PGO string `toml:"pgo"`
+	// Modes lists the modes the config runs in ("quick", "full"); empty:
+	// every mode. A config too slow for quick mode is full-only, and its
+	// checks say so when a quick run lacks its cells.
+	Modes []string `toml:"modes"`
 }
 
 // BuildEnv returns "GOEXPERIMENT=…" and "GOTOOLCHAIN=…" for the fields that

@@ -301,6 +301,7 @@ func (v *validator) configs(raw []rawConfig) {
 		}
 		c.Modfile = v.modfile(p+".modfile", c.Name, rc.Modfile)
 		c.PGO = v.pgo(p+".pgo", c.Name, rc.PGO)
+		c.Modes = v.configModes(p+".modes", c.Name, rc.Modes)
 		switch {
 		case c.Name == "":
 			v.at(p, `config %d has no name; add name = "..." (letters, digits, '_', '.' and '-')`, i+1)
@@ -517,14 +518,20 @@ func (v *validator) check(p, what string, ck *Check) {
 		}
 	case "value":
 		v.valueCheck(p, what, ck, where)
+		v.noEffect(p, what, "value", ck)
 	case "knee":
 		v.kneeCheck(p, what, ck, where)
 	case "profile":
 		v.profileCheck(p, what, ck, where)
+		v.noEffect(p, what, "profile", ck)
+	case "correlation":
+		v.correlationCheck(p, what, ck, where)
+	case "contrast":
+		v.contrastCheck(p, what, ck, where)
 	case "":
-		v.at(p, "%s has no kind; add kind = \"ratio\", \"crossover\", \"value\" or \"knee\"", what)
+		v.at(p, "%s has no kind; add kind = %s", what, kindList)
 	default:
-		v.at(p+".kind", "%s: unknown kind %q; use \"ratio\", \"crossover\", \"value\" or \"knee\"", what, ck.Kind)
+		v.at(p+".kind", "%s: unknown kind %q; use %s", what, ck.Kind, kindList)
 	}
 }
 

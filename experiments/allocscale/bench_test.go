@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -163,5 +164,112 @@ func benchLog(b *testing.B, variant string, gpp, procs int) {
 	}
 	if rssOK && peakOK && peak >= rss0 {
 		b.ReportMetric(float64(peak-rss0), "rss-growth-B")
+	}
+}
+
+// Windows of BenchmarkWindows: windowCount windows of windowPeriod.
+const (
+	windowPeriod = 50 * time.Millisecond
+	windowCount  = 16
+)
+
+// BenchmarkWindows runs the plain variant's request loop for a fixed
+// windowCount × windowPeriod per iteration and samples runtime/metrics at
+// every window: the scavenger's CPU time, the time goroutines blocked on
+// locks, and the share of goroutines waiting. It reports, per run, the
+// Pearson coefficient across its windows of scavenger time against lock
+// wait (r-scav-lockwait) and against the waiting share (r-scav-blockrate),
+// and how many windows saw scavenger work (scav-windows); a coefficient
+// whose series did not vary is not reported. Each run is one time series,
+// so the rounds, not the windows, are the independent units a claim
+// summarises. Only variant=plain, gpp=64, gomaxprocs=2 samples; the other
+// cells skip themselves, as does the profiling pass.
+func BenchmarkWindows(b *testing.B) {
+	for _, v := range Variants {
+		v := v
+		b.Run("variant="+v, func(b *testing.B) {
+			for _, gpp := range gppLevels {
+				gpp := gpp
+				b.Run("gpp="+strconv.Itoa(gpp), func(b *testing.B) {
+					for _, p := range procLevels {
+						p := p
+						b.Run("gomaxprocs="+strconv.Itoa(p), func(b *testing.B) { benchWindows(b, v, gpp, p) })
+					}
+				})
+			}
+		})
+	}
+}
+
+func benchWindows(b *testing.B, variant string, gpp, procs int) {
+	if variant != "plain" || gpp != 64 || procs != 2 {
+		b.Skip("windows are sampled for variant=plain,gpp=64,gomaxprocs=2 only")
+	}
+	if f := flag.Lookup("test.cpuprofile"); f != nil && f.Value.String() != "" {
+		b.Skip("windows are not profiled")
+	}
+	if n := runtime.NumCPU(); procs > n {
+		b.Skipf("gomaxprocs=%d needs %d cores; this machine has %d (runtime.NumCPU)", procs, procs, n)
+	}
+	lg, err := NewLogger(variant)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prev := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(prev)
+	var scav, wait, block []float64
+	active := 0
+	for i := 0; i < b.N; i++ {
+		var stop atomic.Bool
+		var next atomic.Uint64
+		var wg sync.WaitGroup
+		errs := make(chan error, 1)
+		for g := 0; g < gpp*procs; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w := new(crcSink)
+				var req Request
+				for !stop.Load() {
+					NewRequest(&req, next.Add(1))
+					if err := lg.Log(&req, w); err != nil {
+						select {
+						case errs <- err:
+						default:
+						}
+						return
+					}
+					runtime.Gosched()
+				}
+				sinkTotal.Add(uint64(w.sum))
+			}()
+		}
+		s := NewSampler()
+		tick := time.NewTicker(windowPeriod)
+		for k := 0; k < windowCount; k++ {
+			<-tick.C
+			w := s.Sample()
+			scav = append(scav, w.ScavengeSec)
+			wait = append(wait, w.LockWaitSec)
+			block = append(block, w.BlockRate)
+			if w.ScavengeSec > 0 {
+				active++
+			}
+		}
+		tick.Stop()
+		stop.Store(true)
+		wg.Wait()
+		select {
+		case err := <-errs:
+			b.Fatalf("variant %s failed to log a request: %v", variant, err)
+		default:
+		}
+	}
+	b.ReportMetric(float64(active), "scav-windows")
+	if r := Pearson(scav, wait); !math.IsNaN(r) {
+		b.ReportMetric(r, "r-scav-lockwait")
+	}
+	if r := Pearson(scav, block); !math.IsNaN(r) {
+		b.ReportMetric(r, "r-scav-blockrate")
 	}
 }

@@ -66,6 +66,9 @@ type cell struct {
 	step   time.Duration
 	peak   float64 // closed-model throughput, 0 if not measured validly
 	knee   load.KneeResult
+	// svcMean is the mean service time (send to response) of the last
+	// steady step, in seconds; 0 when unknown.
+	svcMean float64
 }
 
 // splitCPUs gives the service the upper half of the CPUs this process may
@@ -189,6 +192,7 @@ func (c *cell) measuredDB(b *testing.B, db bool, f func() bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	c.svcMean = 0
 	if !f() {
 		return
 	}
@@ -197,6 +201,12 @@ func (c *cell) measuredDB(b *testing.B, db bool, f func() bool) {
 		b.Fatal(err)
 	}
 	serverDelta(b, m0, m1, db)
+	if n := float64(m1.Requests - m0.Requests); db && n > 0 && c.svcMean > 0 {
+		// Off-CPU time: database/sql's DBStats.WaitDuration, the time
+		// requests spent blocked for a free connection, as a share of the
+		// mean time a request took.
+		b.ReportMetric((m1.DBWaitSec-m0.DBWaitSec)/n/c.svcMean, "db-wait-share")
+	}
 }
 
 // skipLimited skips a measure the generator limited: it is not the
@@ -333,6 +343,9 @@ func (c *cell) measureSteady(b *testing.B) {
 			b.Fatal(err)
 		}
 		pr := <-pc
+		if r.Service != nil && r.Service.TotalCount() > 0 {
+			c.svcMean = r.Service.Mean() / 1e9
+		}
 		if r.Health.Limited && r.Health.DispatchRate < 0.9*rate {
 			b.Skipf("not recorded: the load generator dispatched only %.0f of %.0f req/s: %s", r.Health.DispatchRate, rate, r.Health.Reason)
 			return false

@@ -45,7 +45,10 @@
 //     samples, cpu-samples, their number, and cpu-db-share, the share of all
 //     samples spent by the embedded SQLite engine running queries, which
 //     the own samples exclude because in the article's setup the database
-//     is a server of its own (see Parts); db-wait-sec/op and db-closed/op.
+//     is a server of its own (see Parts); db-wait-sec/op and db-closed/op;
+//     db-wait-share, the time requests waited for a DB connection
+//     (database/sql's DBStats.WaitDuration: off-CPU, blocked) as a share
+//     of the mean service time of the step's requests.
 //   - doc/codec=<c> (optimized only): closed model for half a step against
 //     GET /doc/<c>, one fixed ~1.2 KB order encoded per request by codec c:
 //     req/s, and correct = 1: the response was checked against

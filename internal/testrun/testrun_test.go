@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
@@ -60,7 +61,7 @@ func TestStoredRunHasTheDocumentedShape(t *testing.T) {
 	if !knee {
 		t.Errorf("no knee of tiered near %v: %+v", KneeTiered, in.Knees)
 	}
-	want := map[string]string{"S1": "reproduced", "S2": "contradicted", "S3": "not testable"}
+	want := map[string]claim.Verdict{"S1": claim.Reproduced, "S2": claim.Contradicted, "S3": claim.NotTestable}
 	for _, v := range in.Verdicts {
 		if want[v.ID] != v.Verdict {
 			t.Errorf("claim %s: %s (%s %s), want %s", v.ID, v.Verdict, v.Measured, v.Reason, want[v.ID])
