@@ -71,6 +71,7 @@ type sequential struct {
 	unit       string // unit of the compared ratios
 	unitChosen bool   // set by the user; else cpu-sec/op, falling back to sec/op for a pair without it
 	precision  float64
+	limits     []float64 // gate limits (ratios) a compared ratio's interval must clear
 	maxRounds  int
 	budget     time.Duration
 	start      time.Time
@@ -96,7 +97,7 @@ func sequentialFor(opt Options) *sequential {
 		return nil
 	}
 	s := &sequential{
-		unit: cmpOr(opt.Unit, UnitCPU), unitChosen: opt.Unit != "", precision: opt.Precision, maxRounds: opt.MaxRounds,
+		unit: cmpOr(opt.Unit, UnitCPU), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(),
 		opt:   analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true},
 		iters: map[string]int{},
@@ -565,6 +566,8 @@ func (s *sequential) compare(label, unit string, num, den *analysis.Sample, cell
 		} else {
 			st.verdict += ", includes 1"
 		}
+	case s.precision <= 0 && !s.clearsLimits(r):
+		// A gate's limit inside the interval: the gate cannot tell yet.
 	case s.precision <= 0 && r.Excludes(1):
 		st.decided, st.verdict = true, "differs from 1"
 	case s.precision <= 0 && r.HalfWidth() <= decidePrecision:
@@ -577,6 +580,17 @@ func (s *sequential) compare(label, unit string, num, den *analysis.Sample, cell
 		st.more = analysis.RoundsToHalfWidth(d, target, s.opt.Confidence, s.opt.AnytimeTarget, 100000) - len(d)
 	}
 	return st
+}
+
+// clearsLimits reports whether r's interval lies wholly on one side of
+// every gate limit (a ratio, e.g. 1.01 for "sec/op>+1%").
+func (s *sequential) clearsLimits(r analysis.Ratio) bool {
+	for _, l := range s.limits {
+		if !r.Excludes(l) {
+			return false
+		}
+	}
+	return true
 }
 
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%" }

@@ -70,6 +70,10 @@ type Options struct {
 	// Sources maps a config name to the directory its package source is
 	// taken from instead of the spec's directory (see source.go).
 	Sources map[string]string
+	// GateRatios are CI-gate limits as ratios (1.01 for "sec/op>+1%") of
+	// the unit sequential sampling decides on: a compared ratio is decided
+	// only once its interval lies wholly on one side of each of them.
+	GateRatios []float64
 }
 
 // Result says how a run ended.

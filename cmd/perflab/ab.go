@@ -146,6 +146,7 @@ func init() {
 		if err := f.seq.check(); err != nil {
 			return err
 		}
+		unit, limits := abGateUnit(f.seq.unit, rules)
 		sides, err := abSettings(f.configs)
 		if err != nil {
 			return err
@@ -195,7 +196,7 @@ func init() {
 			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
 			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
 			Cells: discover.Cells(common, []string{"old", "new"}), NoProfile: f.noProfile, Progress: stderr, Measure: f.measure,
-			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
+			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: unit, GateRatios: limits,
 			Sources: map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir},
 		})
 		if res != nil {
@@ -476,4 +477,26 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return file.Close()
+}
+
+// abGateUnit is the unit sequential sampling decides on and the gate's
+// limits in it, as ratios: with --fail-on and no --unit, the gated time
+// unit (sec/op or cpu-sec/op) of the first rule, so rounds are added until
+// each interval lies clear of the limit the gate tests.
+func abGateUnit(unit string, rules []compare.Threshold) (string, []float64) {
+	if unit == "" {
+		for _, r := range rules {
+			if r.Unit == engine.UnitSec || r.Unit == engine.UnitCPU {
+				unit = r.Unit
+				break
+			}
+		}
+	}
+	var limits []float64
+	for _, r := range rules {
+		if r.Unit == unit && unit != "" {
+			limits = append(limits, 1+r.Pct/100)
+		}
+	}
+	return unit, limits
 }
