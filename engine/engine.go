@@ -536,6 +536,16 @@ func (r *rounds) runAll(ctx context.Context) error {
 					}
 					continue
 				}
+				if runErr != nil && runErr.NoResults {
+					// The selection was checked before round 1, so the
+					// benchmark exists: exiting cleanly without a result
+					// means it skipped itself this round (e.g. a load step
+					// the generator limited). Its sample is missing, listed
+					// every round it happens; it is not a failure.
+					skipped = append(skipped, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(),
+						Reason: "skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): " + runErr.Reason})
+					continue
+				}
 				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})
 				continue
 			}

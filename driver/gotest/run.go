@@ -45,6 +45,11 @@ type RunError struct {
 	// Skipped is set when the binary printed no results because the
 	// selected benchmark called b.Skip: the cell does not apply, it did not fail.
 	Skipped bool
+	// NoResults is set when the binary exited successfully but printed no
+	// benchmark result and no skip message could be read back: a wrong
+	// regex, or benchmarks that skipped themselves this time only (a load
+	// step the generator could not drive, say).
+	NoResults bool
 }
 
 // Error returns Reason and Tail on separate lines.
@@ -187,7 +192,7 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 		if skip := explainNoResults(ctx, inv); skip != "" {
 			return nil, &RunError{Reason: "skipped: " + skip, Tail: tail.String(), Skipped: true}
 		}
-		return nil, &RunError{Reason: reason, Tail: tail.String()}
+		return nil, &RunError{Reason: reason, Tail: tail.String(), NoResults: true}
 	}
 	if p.err != nil {
 		return p.res, fmt.Errorf("gotest: benchmark binary %s printed malformed benchmark lines (a benchmark may be writing to standard output): %w", name, p.err)
