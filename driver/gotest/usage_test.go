@@ -30,7 +30,9 @@ func TestCPUPerOp(t *testing.T) {
 }
 
 // TestRunUsage runs a real benchmark at two fixed iteration counts and
-// derives its CPU time per op from the processes' rusage.
+// derives its CPU time per op from the processes' rusage. The long run
+// times ~0.3 s of loop, so the process start-up's CPU variance (a few
+// milliseconds) cannot dominate the difference.
 func TestRunUsage(t *testing.T) {
 	tb := tinyBinary(t)
 	run := func(bt string) (Usage, float64) {
@@ -46,11 +48,11 @@ func TestRunUsage(t *testing.T) {
 		return u, ns
 	}
 	base, _ := run("2x")
-	long, secPerOp := run("3000000x")
+	long, secPerOp := run("60000000x")
 	if base.CPU <= 0 || base.Wall <= 0 || long.CPU <= base.CPU {
-		t.Fatalf("usage at 2x %+v and at 3000000x %+v: want positive CPU and wall, more CPU for more iterations", base, long)
+		t.Fatalf("usage at 2x %+v and at 60000000x %+v: want positive CPU and wall, more CPU for more iterations", base, long)
 	}
-	perOp, ok := CPUPerOp(long.CPU, 3000000, base.CPU, 2)
+	perOp, ok := CPUPerOp(long.CPU, 60000000, base.CPU, 2)
 	if !ok {
 		t.Fatal("CPUPerOp found no CPU time above the baseline")
 	}
