@@ -86,10 +86,23 @@ func (n Name) Value(key string) (string, bool) {
 // Without returns the name with the parts of the given keys removed, keeping
 // the -N suffix.
 func (n Name) Without(keys ...string) string {
+	s := n.join(keys)
+	if n.Procs != 1 {
+		s += fmt.Sprintf("-%d", n.Procs)
+	}
+	return s
+}
+
+// Cell is the name without its GOMAXPROCS suffix, as a plan's cell names
+// it: "BenchmarkX/size=64".
+func (n Name) Cell() string { return n.join(nil) }
+
+// join writes the base and the parts whose keys are not in skip.
+func (n Name) join(skip []string) string {
 	var b strings.Builder
 	b.WriteString(n.Base)
 	for _, p := range n.Parts {
-		if p.Key != "" && slices.Contains(keys, p.Key) {
+		if p.Key != "" && slices.Contains(skip, p.Key) {
 			continue
 		}
 		b.WriteByte('/')
@@ -98,9 +111,6 @@ func (n Name) Without(keys ...string) string {
 			b.WriteByte('=')
 		}
 		b.WriteString(p.Value)
-	}
-	if n.Procs != 1 {
-		fmt.Fprintf(&b, "-%d", n.Procs)
 	}
 	return b.String()
 }

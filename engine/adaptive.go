@@ -493,7 +493,7 @@ func roundsOf(samples []*analysis.Sample, cells []int, all []plan.Cell) int {
 	best := 0
 	for _, ci := range cells {
 		for _, sm := range samples {
-			if sm.Config == all[ci].Config && nameOf(sm.Name) == all[ci].Name() {
+			if sm.Config == all[ci].Config && sm.Name.Cell() == all[ci].Name() {
 				best = max(best, len(sm.Values))
 			}
 		}
@@ -507,7 +507,7 @@ func (s *sequential) comparisons(samples []*analysis.Sample, cells []plan.Cell) 
 	idx := map[string]map[key][]*analysis.Sample{}
 	for _, sm := range samples {
 		if sm.Unit == s.unit || sm.Unit == UnitSec {
-			k := key{sm.Config, nameOf(sm.Name)}
+			k := key{sm.Config, sm.Name.Cell()}
 			if idx[sm.Unit] == nil {
 				idx[sm.Unit] = map[key][]*analysis.Sample{}
 			}
@@ -697,21 +697,6 @@ func dropRounds(samples []*analysis.Sample, drop map[int]bool) []*analysis.Sampl
 		out = append(out, &c)
 	}
 	return out
-}
-
-// nameOf is a benchmark name without its -N suffix, as plan.Cell.Name
-// writes it.
-func nameOf(n analysis.Name) string {
-	var b strings.Builder
-	b.WriteString(n.Base)
-	for _, p := range n.Parts {
-		b.WriteByte('/')
-		if p.Key != "" {
-			b.WriteString(p.Key + "=")
-		}
-		b.WriteString(p.Value)
-	}
-	return b.String()
 }
 
 // comparedPairs chooses the ratios a sequential run decides besides the

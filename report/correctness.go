@@ -42,7 +42,7 @@ func correctnessSection(f *findings.Run) *Section {
 	passed := map[string]analysis.Name{} // cell key → name
 	for _, s := range f.Samples {
 		if s.Unit == CorrectUnit {
-			passed[s.Config+"\x00"+cellKey(s.Name)] = s.Name
+			passed[s.Config+"\x00"+s.Name.Cell()] = s.Name
 		}
 	}
 	if len(bad) == 0 && len(passed) == 0 {
@@ -138,20 +138,6 @@ func incorrectCells(failures []store.Failure) []incorrectCell {
 		return cmp.Or(cmp.Compare(a.config, b.config), analysis.CompareNames(a.name.Full, b.name.Full))
 	})
 	return out
-}
-
-// cellKey is the name of a cell without its GOMAXPROCS suffix.
-func cellKey(n analysis.Name) string {
-	var b strings.Builder
-	b.WriteString(n.Base)
-	for _, p := range n.Parts {
-		b.WriteByte('/')
-		if p.Key != "" {
-			b.WriteString(p.Key + "=")
-		}
-		b.WriteString(p.Value)
-	}
-	return b.String()
 }
 
 // cellDims names what a cell is, from the keys of its name: "op×lib×depth",
