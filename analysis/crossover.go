@@ -291,19 +291,12 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 	var at []float64
 	found := 0
 	var buf, bufB []float64
+	var draw []int
 	for b := 0; b < crossResamples; b++ {
 		if paired {
-			draw := make([]int, len(rounds))
-			for j := range draw {
-				draw[j] = rounds[rng.IntN(len(rounds))]
-			}
+			draw = drawRounds(rng, rounds, draw)
 			for i := range use {
-				buf = buf[:0]
-				for _, r := range draw {
-					if v, ok := ds[i][r]; ok {
-						buf = append(buf, v)
-					}
-				}
+				buf = inRounds(ds[i], draw, buf[:0])
 				if len(buf) == 0 {
 					effects[i] = pts[i].effect
 					continue

@@ -423,19 +423,12 @@ func kneeBootstrap(r *KneeResult, x []float64, cells []*Sample, opt KneeOptions)
 	knees := 0
 	y := make([]float64, len(cells))
 	buf := []float64{}
+	var draw []int
 	for b := 0; b < opt.Resamples; b++ {
 		if paired && len(rounds) > 1 {
-			draw := make([]int, len(rounds))
-			for j := range draw {
-				draw[j] = rounds[rng.IntN(len(rounds))]
-			}
+			draw = drawRounds(rng, rounds, draw)
 			for i := range cells {
-				buf = buf[:0]
-				for _, rd := range draw {
-					if v, ok := byRound[i][rd]; ok {
-						buf = append(buf, v)
-					}
-				}
+				buf = inRounds(byRound[i], draw, buf[:0])
 				if len(buf) == 0 {
 					buf = append(buf, cells[i].Values...)
 				}
