@@ -20,6 +20,7 @@ import (
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -367,7 +368,7 @@ func (r *rounds) noiseBefore(ctx context.Context, round int) error {
 	}
 	rn.Burst = IsBurst(rn.CV, cvs)
 	s.noise = append(s.noise, rn)
-	return r.opt.DB.SetEnv(context.WithoutCancel(ctx), r.runID, []store.KV{{Key: "noise-per-round", Value: formatNoise(s.noise)}})
+	return r.opt.DB.SetEnv(context.WithoutCancel(ctx), r.runID, []store.KV{{Key: findings.NoiseKey, Value: formatNoise(s.noise)}})
 }
 
 // IsBurst is the noise-burst rule: a round whose calibration CV exceeds
