@@ -151,8 +151,15 @@ func Serve(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return fmt.Errorf("creating the access log: %w", err)
 		}
-		defer os.Remove(f.Name())
-		defer f.Close()
+		// Unlinked at once where the system allows an open file to be
+		// removed, so a killed server leaves no file behind.
+		removed := os.Remove(f.Name()) == nil
+		defer func() {
+			f.Close()
+			if !removed {
+				os.Remove(f.Name())
+			}
+		}()
 		s.log = f
 	}
 	if s.constBody, err = codec.Marshal(&s.doc); err != nil {
