@@ -323,3 +323,20 @@ func (o Options) Geomean(pairs [][2]map[int]float64) Ratio {
 	}
 	return GeomeanRatio(pairs, o.Confidence)
 }
+
+// RepeatEstimate is one process's value from the repeated timed runs it
+// made of the same benchmark (k back-to-back repetitions of equal
+// iteration counts): their median. Interference only ever adds time and
+// comes in spells, so it spoils some repetitions of a process while others
+// run clean; the median ignores a spoiled minority, where one long timed
+// run absorbs every spell into its mean. The repetitions are not
+// independent samples: the process, not the repetition, is the unit of a
+// round, and every interval is computed across rounds.
+func RepeatEstimate(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return median(s)
+}

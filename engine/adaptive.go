@@ -39,8 +39,10 @@ import (
 //
 // Samples are cheaper than in a fixed run: each cell's first run at the
 // mode's benchtime sizes it, and every later run uses that iteration count
-// (-test.benchtime=Nx), so no time is spent ramping up. With a fixed count
-// the process's CPU time gives cpu-sec/op (see cpuPerOp).
+// (-test.benchtime=Nx), so no time is spent ramping up. A run deciding on
+// sec/op splits that count into repetitions inside the process
+// (repeats.go); a run deciding on cpu-sec/op gets it from the process's
+// CPU time less a baseline process's (see baselineOf).
 
 // Unit names.
 const (
@@ -70,7 +72,7 @@ const (
 // sequential is the state of a sequential run.
 type sequential struct {
 	unit       string // unit of the compared ratios
-	unitChosen bool   // set by the user; else cpu-sec/op, falling back to sec/op for a pair without it
+	unitChosen bool   // set by the user; else sec/op
 	precision  float64
 	limits     []float64 // gate limits (ratios) a compared ratio's interval must clear
 	maxRounds  int
@@ -98,7 +100,7 @@ func sequentialFor(opt Options) *sequential {
 		return nil
 	}
 	s := &sequential{
-		unit: cmpOr(opt.Unit, UnitCPU), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
+		unit: cmpOr(opt.Unit, UnitSec), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(),
 		opt:   analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true},
 		iters: map[string]int{},
@@ -178,12 +180,16 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 	s := r.seq
 	key := cell.String()
 	var usage, base gotest.Usage
-	fixed := 0
+	fixed, k := 0, 1
 	if s != nil && s.iters[key] > 0 {
 		fixed = s.iters[key]
-		base = r.baselineOf(ctx, inv)
-		inv.Benchtime = strconv.Itoa(fixed) + "x"
-		inv.Usage = &usage
+		if s.unit == UnitCPU {
+			base = r.baselineOf(ctx, inv)
+			inv.Usage = &usage
+		} else {
+			k = repeatsFor(fixed)
+		}
+		inv.Benchtime, inv.Count = strconv.Itoa(fixed/k)+"x", k
 	}
 	start := time.Now()
 	out, err := gotest.Run(ctx, inv)
@@ -198,14 +204,18 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 		}
 		return out, nil
 	}
-	if len(out) == 1 && out[0].Iters == fixed && base.CPU > 0 {
-		if _, has := out[0].Value(UnitCPU); !has { // a benchmark that reports its own CPU time keeps it
+	one, ok := combineRepeats(out, k)
+	if !ok {
+		return out, nil
+	}
+	if s.unit == UnitCPU && one.Iters == fixed && base.CPU > 0 {
+		if _, has := one.Value(UnitCPU); !has { // a benchmark that reports its own CPU time keeps it
 			if v, ok := gotest.CPUPerOp(usage.CPU, fixed, base.CPU, baselineIters); ok {
-				out[0].Values = append(out[0].Values, benchfmt.Value{Value: v, Unit: UnitCPU})
+				one.Values = append(one.Values, benchfmt.Value{Value: v, Unit: UnitCPU})
 			}
 		}
 	}
-	return out, nil
+	return []*benchfmt.Result{one}, nil
 }
 
 // baselineOf runs the cell's process at baselineIters iterations, just
@@ -652,6 +662,9 @@ func (s *sequential) warnNoise(w io.Writer, sts []status, remaining time.Duratio
 	if need := time.Duration(worst) * roundCost(len(openCells(sts))); need > remaining && worst > 0 {
 		fmt.Fprintf(w, "perflab: warning: the noise is too high to decide every check within the budget: the slowest needs ≈%d more rounds (≈%s), %s remain\n",
 			worst, need.Round(time.Second), remaining.Round(time.Second))
+		if s.unit == UnitSec {
+			fmt.Fprintf(w, "perflab: on a machine shared with other jobs, --unit %s (CPU time, which preemption does not inflate) is often more precise than wall time\n", UnitCPU)
+		}
 	}
 }
 
@@ -663,6 +676,8 @@ func (s *sequential) summary(w io.Writer, sts []status, rounds int, reason strin
 		rounds, reason, time.Since(s.start).Round(time.Second), s.unit, bursts)
 	if s.unit == UnitCPU {
 		fmt.Fprintf(w, "  (%s: %s)\n", UnitCPU, cpuNote)
+	} else {
+		fmt.Fprintf(w, "  (samples: %s)\n", repeatNote)
 	}
 	for _, st := range sts {
 		if st.decided {
@@ -803,6 +818,10 @@ func pairLabel(num, den plan.Cell, by string) string {
 }
 
 // cpuNote says what cpu-sec/op measures, wherever a verdict rests on it.
+// repeatNote says how a sequential run that decides on sec/op times its
+// cells.
+var repeatNote = fmt.Sprintf("after its first run each cell runs at a fixed iteration count, as %d back-to-back repetitions in one process; the process's value of each unit is the median of its repetitions; intervals are computed across rounds", repeats)
+
 const cpuNote = "the benchmark process's CPU time (user + system, all threads) at a fixed iteration count, less that of a 2-iteration process of the same cell run just before it, per iteration; it excludes time the process was not running and includes garbage-collector work on other threads"
 
 // IsSequential reports whether a stored run was sampled sequentially, so

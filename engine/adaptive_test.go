@@ -109,12 +109,21 @@ func TestSequentialRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
 	}
+	for _, unit := range []string{"", UnitCPU} {
+		t.Run(cmpOr(unit, "default"), func(t *testing.T) { testSequentialRun(t, unit) })
+	}
+}
+
+// testSequentialRun runs the tiny spec sequentially deciding on unit
+// ("" = the default, sec/op): cpu-sec/op values are stored only when it
+// is the decided unit.
+func testSequentialRun(t *testing.T, unit string) {
 	db := openStore(t)
 	s := tinySpec(t)
 	var progress bytes.Buffer
 	res, err := Run(context.Background(), Options{
 		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
-		Seed: 1, NoiseRuns: 3, Progress: &progress, MaxRounds: 11, NoProfile: true,
+		Seed: 1, NoiseRuns: 3, Progress: &progress, MaxRounds: 11, NoProfile: true, Unit: unit,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
@@ -127,7 +136,11 @@ func TestSequentialRun(t *testing.T) {
 	if err != nil || !IsSequential(run) {
 		t.Fatalf("stored run is not marked sequential (err %v)", err)
 	}
-	for _, want := range []string{"sequential sampling stopped after round", "T1 check 1", "sample efficiency:"} {
+	note := "(samples: after its first run each cell runs at a fixed iteration count"
+	if unit == UnitCPU {
+		note = "(cpu-sec/op: the benchmark process's CPU time"
+	}
+	for _, want := range []string{"sequential sampling stopped after round", "T1 check 1", "sample efficiency:", note} {
 		if !strings.Contains(out, want) {
 			t.Errorf("progress lacks %q:\n%s", want, out)
 		}
@@ -158,7 +171,7 @@ func TestSequentialRun(t *testing.T) {
 		// exceed its baseline's (the tiny benchmark's loop is very short).
 		if v, ok := r.Value(UnitCPU); ok {
 			cpu++
-			if round == 1 || !(v > 0) {
+			if unit != UnitCPU || round == 1 || !(v > 0) {
 				t.Errorf("round %d: %s %s = %g; want none in round 1 and positive values after", round, r.Name, UnitCPU, v)
 			}
 		}
@@ -168,7 +181,7 @@ func TestSequentialRun(t *testing.T) {
 			t.Errorf("initial round %d stored %d results, want all 12 cells", round, perRound[round])
 		}
 	}
-	if cpu == 0 {
+	if unit == UnitCPU && cpu == 0 {
 		t.Errorf("no %s values stored", UnitCPU)
 	}
 }

@@ -721,6 +721,24 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunCount checks that Count repeats each benchmark in the one
+// process, at the same iteration count.
+func TestRunCount(t *testing.T) {
+	tb := tinyBinary(t)
+	got, err := Run(context.Background(), Invocation{Binary: tb.bin, Dir: tb.dir, Bench: "^BenchmarkTiny/n=1$", Benchtime: "50x", CPU: []int{1}, Count: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d results, want 3 repetitions", len(got))
+	}
+	for i, r := range got {
+		if r.Name.String() != "Tiny/n=1" || r.Iters != 50 {
+			t.Errorf("repetition %d: %s at %d iterations, want Tiny/n=1 at 50", i, r.Name, r.Iters)
+		}
+	}
+}
+
 func TestRunMalformedOutput(t *testing.T) {
 	tb := tinyBinary(t)
 	got, err := Run(context.Background(), Invocation{Binary: tb.bin, Dir: tb.dir, Bench: "^Benchmark(Alloc|Noisy)$", Benchtime: "10x", CPU: []int{1}})
@@ -851,6 +869,7 @@ func TestRunInvalid(t *testing.T) {
 		{"no binary", Invocation{Bench: "."}, "Binary is empty"},
 		{"no bench", Invocation{Binary: "/bin/true"}, "Bench is empty"},
 		{"bad cpu", Invocation{Binary: "/bin/true", Bench: ".", CPU: []int{0}}, "at least 1"},
+		{"negative count", Invocation{Binary: "/bin/true", Bench: ".", Count: -1}, "want 0"},
 		{"missing binary", Invocation{Binary: filepath.Join(t.TempDir(), "nope.test"), Bench: "."}, "starting benchmark binary"},
 	}
 	for _, tt := range tests {

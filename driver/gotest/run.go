@@ -23,6 +23,7 @@ type Invocation struct {
 	Dir       string        // working dir for the binary (the package dir, so testdata/ works); "" = current
 	Bench     string        // -test.bench regex
 	Benchtime string        // -test.benchtime; "" = default
+	Count     int           // -test.count: timed repetitions of each benchmark in the one process; 0 = 1
 	CPU       []int         // -test.cpu list; nil = omit
 	Env       []string      // extra exec env "KEY=VAL" (GOMAXPROCS, GOGC, ...) appended to os.Environ()
 	Timeout   time.Duration // kill the process after this; 0 = no timeout (ctx still applies)
@@ -61,7 +62,7 @@ const killGrace = 5 * time.Second
 
 // Run executes inv.Binary with
 //
-//	-test.run=^$ -test.bench=<Bench> -test.count=1 -test.benchmem [-test.benchtime=<Benchtime>] [-test.cpu=<CPU>] <Args>
+//	-test.run=^$ -test.bench=<Bench> -test.count=<Count> -test.benchmem [-test.benchtime=<Benchtime>] [-test.cpu=<CPU>] <Args>
 //
 // in inv.Dir and returns the benchmark results it printed on standard
 // output, in output order, parsed as by [Parse] with the binary's base name
@@ -84,7 +85,10 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 	if inv.Bench == "" {
 		return nil, errors.New("gotest: Invocation.Bench is empty; set it to a -test.bench regex, e.g. from BenchRegex")
 	}
-	args := []string{"-test.run=^$", "-test.bench=" + inv.Bench, "-test.count=1", "-test.benchmem"}
+	if inv.Count < 0 {
+		return nil, fmt.Errorf("gotest: Invocation.Count is %d; want 0 (one repetition) or more", inv.Count)
+	}
+	args := []string{"-test.run=^$", "-test.bench=" + inv.Bench, "-test.count=" + strconv.Itoa(max(1, inv.Count)), "-test.benchmem"}
 	if inv.Benchtime != "" {
 		args = append(args, "-test.benchtime="+inv.Benchtime)
 	}
