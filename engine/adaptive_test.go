@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/plan"
 )
@@ -72,17 +71,6 @@ func TestIsBurst(t *testing.T) {
 		if got := IsBurst(tc.cv, tc.earlier); got != tc.want {
 			t.Errorf("IsBurst(%g, %v) = %v, want %v", tc.cv, tc.earlier, got, tc.want)
 		}
-	}
-}
-
-func TestDropRounds(t *testing.T) {
-	s := &analysis.Sample{Unit: "sec/op", Values: []float64{1, 2, 3, 4}, Rounds: []int{1, 2, 3, 4}}
-	got := dropRounds([]*analysis.Sample{s}, map[int]bool{2: true, 4: true})
-	if !slices.Equal(got[0].Values, []float64{1, 3}) || !slices.Equal(got[0].Rounds, []int{1, 3}) {
-		t.Errorf("dropRounds kept %v in rounds %v, want [1 3] in [1 3]", got[0].Values, got[0].Rounds)
-	}
-	if len(s.Values) != 4 {
-		t.Error("dropRounds changed its input")
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/perflab/perflab/discover"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
-	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/revision"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -380,9 +379,7 @@ func splitBenches(old, new []discover.Bench) (common, onlyOld, onlyNew []discove
 // the table, writes the Markdown summary and applies the gate.
 func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags, sides [2]abSide, rules []compare.Threshold,
 	onlyOld, onlyNew []discover.Bench, stdout, stderr io.Writer) error {
-	// Rounds flagged as noise bursts are left out here as they were left
-	// out of the sampling decisions.
-	results, leftOut, err := findings.Results(ctx, db, res.RunID)
+	results, err := db.Results(ctx, res.RunID)
 	if err != nil {
 		return err
 	}
@@ -400,11 +397,7 @@ func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags
 		pr.OnlyNew = append(pr.OnlyNew, b.Name())
 	}
 	fails, unmatched := pr.Check(rules)
-	burst := ""
-	if len(leftOut) > 0 {
-		burst = fmt.Sprintf(" (%d taken during noise bursts left out)", len(leftOut))
-	}
-	fmt.Fprintf(stdout, "\nold: %s\nnew: %s\n%d interleaved rounds%s, paired new/old\n\n", sides[0].Label(), sides[1].Label(), res.RoundsDone, burst)
+	fmt.Fprintf(stdout, "\nold: %s\nnew: %s\n%d interleaved rounds, paired new/old\n\n", sides[0].Label(), sides[1].Label(), res.RoundsDone)
 	if err := pr.WriteText(stdout, fails); err != nil {
 		return err
 	}

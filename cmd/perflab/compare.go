@@ -15,7 +15,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/compare"
-	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
@@ -175,7 +174,7 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 				return nil, err
 			}
 			sd := &side{label: fmt.Sprintf("run %d (%s, %s, %s)", id, run.Experiment, run.Mode, run.StartedAt.Local().Format("2006-01-02 15:04"))}
-			if sd.results, _, err = findings.Results(ctx, db, id); err != nil {
+			if sd.results, err = db.Results(ctx, id); err != nil {
 				return nil, err
 			}
 			if sd.env, err = db.Env(ctx, id); err != nil {
