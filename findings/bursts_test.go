@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/perf/benchfmt"
-
 	"github.com/perflab/perflab/store"
 )
 
@@ -38,12 +36,7 @@ func TestBurstRounds(t *testing.T) {
 func TestFindingsReportBurstRounds(t *testing.T) {
 	var in Input
 	in.Env = []store.KV{{Key: NoiseKey, Value: "3:9%/2.0* 4:1%/0.5 5:9%/2.1*"}}
-	r := benchfmt.NewReader(strings.NewReader(abText(map[int]float64{10: 1, 100: 0.5, 1000: 0.25})), "ab")
-	for r.Scan() {
-		if res, ok := r.Result().(*benchfmt.Result); ok {
-			in.Results = append(in.Results, res.Clone())
-		}
-	}
+	in.Results = results(abText(map[int]float64{10: 1, 100: 0.5, 1000: 0.25}))
 	in.Bursts = BurstRounds(in.Env)
 	f := Of(in)
 	if f.RoundsDone != 8 {

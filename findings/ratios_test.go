@@ -34,6 +34,11 @@ func abText(factor map[int]float64) string {
 
 func collect(t *testing.T, text string) []*analysis.Sample {
 	t.Helper()
+	return analysis.Collect(results(text))
+}
+
+// results parses benchmark-format text.
+func results(text string) []*benchfmt.Result {
 	var rs []*benchfmt.Result
 	r := benchfmt.NewReader(strings.NewReader(text), "ab")
 	for r.Scan() {
@@ -41,7 +46,7 @@ func collect(t *testing.T, text string) []*analysis.Sample {
 			rs = append(rs, res.Clone())
 		}
 	}
-	return analysis.Collect(rs)
+	return rs
 }
 
 func TestRatios(t *testing.T) {
