@@ -18,6 +18,7 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
 	"github.com/perflab/perflab/findings"
@@ -46,8 +47,9 @@ import (
 
 // Unit names.
 const (
-	UnitSec = "sec/op"
-	UnitCPU = "cpu-sec/op"
+	UnitSec          = "sec/op"
+	UnitCPU          = "cpu-sec/op"
+	UnitInstructions = cachegrind.UnitInstructions
 )
 
 const (
@@ -95,12 +97,16 @@ type roundNoise struct {
 
 // sequentialFor returns the sequential state of a run, or nil for a run of
 // fixed rounds.
-func sequentialFor(opt Options) *sequential {
+//
+// Without a unit chosen it decides on instructions/op when the run counts
+// instructions (no neighbour disturbs them, so they decide in the fewest
+// rounds), else on sec/op.
+func sequentialFor(opt Options, measure spec.Measure) *sequential {
 	if !opt.Sequential && opt.Precision <= 0 && opt.MaxRounds <= 0 && opt.Budget <= 0 && opt.Unit != UnitCPU {
 		return nil
 	}
 	s := &sequential{
-		unit: cmpOr(opt.Unit, UnitSec), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
+		unit: cmpOr(opt.Unit, defaultUnit(measure)), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(),
 		opt:   analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true},
 		iters: map[string]int{},
@@ -109,6 +115,13 @@ func sequentialFor(opt Options) *sequential {
 		s.maxRounds = defaultSeqMaxRounds
 	}
 	return s
+}
+
+func defaultUnit(m spec.Measure) string {
+	if m.Instructions {
+		return UnitInstructions
+	}
+	return UnitSec
 }
 
 // initialBudget is the part of the budget the initial pass is fitted to:

@@ -164,8 +164,12 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("mode %s: timeout: %w", opt.Mode, err)
 	}
-	if _, err := spec.ParseMeasure(cmpOr(opt.Measure, mode.Measure)); err != nil {
+	measure, err := spec.ParseMeasure(cmpOr(opt.Measure, mode.Measure))
+	if err != nil {
 		return nil, err
+	}
+	if opt.Unit == UnitInstructions && !measure.Instructions {
+		return nil, fmt.Errorf("deciding on %s needs instruction counts: add --measure instructions", UnitInstructions)
 	}
 	p, err := makePlan(opt, mode)
 	if err != nil {
@@ -199,7 +203,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	}
 	var seq *sequential
 	if resume == nil {
-		seq = sequentialFor(opt)
+		seq = sequentialFor(opt, measure)
 	}
 	if opt.Budget > 0 && resume == nil {
 		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, meas, progress); err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/plan"
@@ -107,5 +108,32 @@ func TestMeasureRefusesUnknown(t *testing.T) {
 	_, err := Run(context.Background(), Options{Spec: tinySpec(t), Mode: "quick", DB: openStore(t), CacheDir: t.TempDir(), Measure: "cycles"})
 	if err == nil || !strings.Contains(err.Error(), "instructions") {
 		t.Fatalf("err = %v, want one listing what can be measured", err)
+	}
+}
+
+func TestUnitInstructionsNeedsCounts(t *testing.T) {
+	_, err := Run(context.Background(), Options{Spec: tinySpec(t), Mode: "quick", DB: openStore(t), CacheDir: t.TempDir(), Unit: UnitInstructions, Budget: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "--measure instructions") {
+		t.Fatalf("err = %v, want one saying to add --measure instructions", err)
+	}
+}
+
+// TestSequentialDefaultUnit: a sequential run decides on instruction
+// counts when it measures them, else on wall time, unless told otherwise.
+func TestSequentialDefaultUnit(t *testing.T) {
+	for _, tt := range []struct {
+		unit    string
+		measure spec.Measure
+		want    string
+	}{
+		{"", spec.Measure{}, UnitSec},
+		{"", spec.Measure{Instructions: true}, UnitInstructions},
+		{UnitCPU, spec.Measure{Instructions: true}, UnitCPU},
+		{UnitSec, spec.Measure{Instructions: true}, UnitSec},
+	} {
+		s := sequentialFor(Options{Budget: time.Minute, Unit: tt.unit}, tt.measure)
+		if s.unit != tt.want {
+			t.Errorf("unit %q, measure %+v: decides on %s, want %s", tt.unit, tt.measure, s.unit, tt.want)
+		}
 	}
 }

@@ -22,16 +22,16 @@ type seqFlags struct {
 func (f *seqFlags) declare(fs *flag.FlagSet) {
 	fs.Var(&f.precision, "precision", "sample sequentially until every compared ratio's anytime-valid interval is no wider than ±`P` (e.g. 1% or 0.01), or the budget ends")
 	fs.IntVar(&f.maxRounds, "max-rounds", 0, "sample sequentially, at most `N` rounds in all (default 500 when sampling sequentially)")
-	fs.StringVar(&f.unit, "unit", "", "`unit` compared ratios are decided on when sampling sequentially: sec/op (the default: wall time; each process times 5 repetitions and keeps their median) or cpu-sec/op (the benchmark process's CPU time per op, less a baseline process's; excludes time it was not running, includes GC work on other threads; often more precise on a machine shared with other jobs)")
+	fs.StringVar(&f.unit, "unit", "", "`unit` compared ratios are decided on when sampling sequentially: sec/op (the default: wall time; each process times 5 repetitions and keeps their median) or cpu-sec/op (the benchmark process's CPU time per op, less a baseline process's; excludes time it was not running, includes GC work on other threads; often more precise on a machine shared with other jobs) or instructions/op (the default with --measure instructions)")
 }
 
 // check validates the flags.
 func (f *seqFlags) check() error {
 	switch f.unit {
-	case "", engine.UnitSec, engine.UnitCPU:
+	case "", engine.UnitSec, engine.UnitCPU, engine.UnitInstructions:
 		return nil
 	}
-	return fmt.Errorf("--unit %q: want %s or %s", f.unit, engine.UnitSec, engine.UnitCPU)
+	return fmt.Errorf("--unit %q: want %s, %s or %s (with --measure instructions)", f.unit, engine.UnitSec, engine.UnitCPU, engine.UnitInstructions)
 }
 
 // precisionFlag is a relative half-width: "1%" or "0.01".
