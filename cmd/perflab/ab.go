@@ -481,12 +481,12 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 
 // abGateUnit is the unit sequential sampling decides on and the gate's
 // limits in it, as ratios: with --fail-on and no --unit, the gated time
-// unit (sec/op or cpu-sec/op) of the first rule, so rounds are added until
+// unit (sec/op, cpu-sec/op or instructions/op) of the first rule, so rounds are added until
 // each interval lies clear of the limit the gate tests.
 func abGateUnit(unit string, rules []compare.Threshold) (string, []float64) {
 	if unit == "" {
 		for _, r := range rules {
-			if r.Unit == engine.UnitSec || r.Unit == engine.UnitCPU {
+			if r.Unit == engine.UnitSec || r.Unit == engine.UnitCPU || r.Unit == engine.UnitInstructions {
 				unit = r.Unit
 				break
 			}

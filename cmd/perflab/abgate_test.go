@@ -18,6 +18,7 @@ func TestABGateUnit(t *testing.T) {
 		{"", "sec/op>+1%", "sec/op", []float64{1.01}},
 		{"", "B/op>+10%,cpu-sec/op>+2%", "cpu-sec/op", []float64{1.02}},
 		{"sec/op", "cpu-sec/op>+2%", "sec/op", nil},
+		{"", "instructions/op>+1%", "instructions/op", []float64{1.01}},
 		{"", "B/op>+10%", "", nil},
 		{"", "", "", nil},
 	}
