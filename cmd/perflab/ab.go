@@ -419,22 +419,7 @@ func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags
 		}
 		fmt.Fprintf(stderr, "perflab ab: summary written to %s\n", f.markdown)
 	}
-	if len(unmatched) > 0 {
-		var names []string
-		for _, u := range unmatched {
-			names = append(names, u.String())
-		}
-		return fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", "))
-	}
-	if len(fails) > 0 {
-		fmt.Fprintf(stderr, "perflab ab: %d significant changes beyond --fail-on %s\n", len(fails), f.failOn)
-		for _, fl := range fails {
-			fmt.Fprintf(stderr, "  %s [%s]: %s %s, p=%.3g, breaks %s\n", fl.Row.Name, fl.Row.Unit,
-				compare.FormatDelta(fl.Row.Delta), compare.FormatCI(fl.Row), fl.Row.P, fl.Threshold.Text)
-		}
-		return errExit1
-	}
-	return nil
+	return gateOutcome(stderr, "perflab ab", f.failOn, fails, unmatched)
 }
 
 // abName names the experiment after the package's directory in the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -120,22 +121,7 @@ func init() {
 		if len(res.Rows) == 0 && len(ths) > 0 {
 			return errors.New("no benchmark is in both OLD and NEW (same name and config), so the gate cannot judge anything; check that both measured the same benchmarks, and pair differently named configs with --map OLD=NEW")
 		}
-		if len(unmatched) > 0 {
-			var names []string
-			for _, u := range unmatched {
-				names = append(names, u.String())
-			}
-			return fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", "))
-		}
-		if len(fails) > 0 {
-			fmt.Fprintf(stderr, "perflab compare: %d significant changes beyond --fail-on %s\n", len(fails), f.failOn)
-			for _, fl := range fails {
-				fmt.Fprintf(stderr, "  %s%s [%s]: %s %s, p=%.3g, breaks %s\n", fl.Row.Name, configSuffix(fl.Row.Config), fl.Row.Unit,
-					compare.FormatDelta(fl.Row.Delta), compare.FormatCI(fl.Row), fl.Row.P, fl.Threshold)
-			}
-			return errExit1
-		}
-		return nil
+		return gateOutcome(stderr, "perflab compare", f.failOn, fails, unmatched)
 	})
 }
 
@@ -265,4 +251,26 @@ func calibration(s string) float64 {
 		return 0
 	}
 	return d.Seconds()
+}
+
+// gateOutcome reports a --fail-on gate's result on stderr: an error when a
+// rule names a unit no compared benchmark reports, errExit1 with one line
+// per failure when the gate failed, nil when it passed.
+func gateOutcome(stderr io.Writer, cmd, failOn string, fails []compare.Failure, unmatched []compare.Threshold) error {
+	if len(unmatched) > 0 {
+		var names []string
+		for _, u := range unmatched {
+			names = append(names, u.String())
+		}
+		return fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", "))
+	}
+	if len(fails) == 0 {
+		return nil
+	}
+	fmt.Fprintf(stderr, "%s: %d significant changes beyond --fail-on %s\n", cmd, len(fails), failOn)
+	for _, fl := range fails {
+		fmt.Fprintf(stderr, "  %s%s [%s]: %s %s, p=%.3g, breaks %s\n", fl.Row.Name, configSuffix(fl.Row.Config), fl.Row.Unit,
+			compare.FormatDelta(fl.Row.Delta), compare.FormatCI(fl.Row), fl.Row.P, cmp.Or(fl.Threshold.Text, fl.Threshold.String()))
+	}
+	return errExit1
 }
