@@ -81,7 +81,7 @@ func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analys
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
 		if a.unit != b.unit {
-			if d := unitRank(a.unit) - unitRank(b.unit); d != 0 {
+			if d := UnitRank(a.unit) - UnitRank(b.unit); d != 0 {
 				return d
 			}
 			return strings.Compare(a.unit, b.unit)
@@ -143,8 +143,9 @@ func ComparePaired(results []*benchfmt.Result, oldCfg, newCfg string, opt analys
 	return res
 }
 
-// unitRank puts time first, then the other units in a fixed order.
-func unitRank(u string) int {
+// UnitRank orders units for tables: time first, go test's memory units
+// (B/op, allocs/op) last, every other unit between them.
+func UnitRank(u string) int {
 	switch u {
 	case "sec/op":
 		return 0

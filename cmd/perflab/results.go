@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/perflab/perflab/compare"
 	"io"
 	"math"
 	"slices"
@@ -36,19 +37,6 @@ func resultRows(samples []*analysis.Sample, opt analysis.Options) []resultRow {
 	return rows
 }
 
-// unitRank orders the tables: time first, go test's memory units last.
-func unitRank(u string) int {
-	switch u {
-	case "sec/op":
-		return 0
-	case "B/op":
-		return 2
-	case "allocs/op":
-		return 3
-	}
-	return 1
-}
-
 // writeResultsTable prints one compact table per unit: benchmark, median
 // and its 95% confidence interval. A unit whose every median is zero (B/op
 // and allocs/op of benchmarks that do not allocate) gets one line instead
@@ -64,7 +52,7 @@ func writeResultsTable(w io.Writer, rows []resultRow) error {
 		byUnit[r.Unit] = append(byUnit[r.Unit], r)
 		configs[r.Config] = true
 	}
-	slices.SortStableFunc(units, func(a, b string) int { return unitRank(a) - unitRank(b) })
+	slices.SortStableFunc(units, func(a, b string) int { return compare.UnitRank(a) - compare.UnitRank(b) })
 	var zero []string
 	for _, u := range units {
 		rs := byUnit[u]
