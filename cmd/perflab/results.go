@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/perflab/perflab/compare"
 	"io"
 	"math"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/compare"
 )
 
 // resultRow is one benchmark's summary in one unit, as the results table
