@@ -423,15 +423,15 @@ func formatNoise(ns []roundNoise) string {
 	return strings.Join(parts, " ")
 }
 
-// burstRounds is the set of rounds flagged as noise bursts.
-func (s *sequential) burstRounds() map[int]bool {
-	out := map[int]bool{}
-	for _, n := range s.noise {
-		if n.Burst {
-			out[n.Round] = true
+// bursts is the number of rounds flagged as noise bursts.
+func (s *sequential) bursts() int {
+	n := 0
+	for _, r := range s.noise {
+		if r.Burst {
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 func loadAverage() string {
@@ -684,7 +684,7 @@ func (s *sequential) warnNoise(w io.Writer, sts []status, remaining time.Duratio
 // summary prints one line per check and comparison at the end of the
 // sequential rounds.
 func (s *sequential) summary(w io.Writer, sts []status, rounds int, reason string, roundCost func(int) time.Duration) {
-	bursts := len(s.burstRounds())
+	bursts := s.bursts()
 	fmt.Fprintf(w, "perflab: sequential sampling stopped after round %d: %s (%s; anytime-valid 95%% confidence sequences; compared ratios on %s; %d rounds flagged as noise bursts, kept)\n",
 		rounds, reason, time.Since(s.start).Round(time.Second), s.unit, bursts)
 	if s.unit == UnitCPU {

@@ -37,7 +37,6 @@ func TestFindingsReportBurstRounds(t *testing.T) {
 	var in Input
 	in.Env = []store.KV{{Key: NoiseKey, Value: "3:9%/2.0* 4:1%/0.5 5:9%/2.1*"}}
 	in.Results = results(abText(map[int]float64{10: 1, 100: 0.5, 1000: 0.25}))
-	in.Bursts = BurstRounds(in.Env)
 	f := Of(in)
 	if f.RoundsDone != 8 {
 		t.Errorf("RoundsDone = %d, want all 8 rounds kept", f.RoundsDone)

@@ -37,7 +37,6 @@ type Input struct {
 	Artifacts []store.Artifact
 	Failures  []store.Failure
 	Rounds    []store.RoundInfo // stored rounds and their machines (machines.go)
-	Bursts    []int             // rounds flagged as noise bursts (BurstRounds): reported, kept
 	Spec      *spec.Spec        // nil when the run has no parsable spec
 	SpecErr   error             // why Spec is nil
 	Opt       analysis.Options
@@ -105,7 +104,6 @@ func Read(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 	if in.Results, err = db.Results(ctx, runID); err != nil {
 		return in, err
 	}
-	in.Bursts = BurstRounds(in.Env)
 	if in.UnitMeta, err = db.UnitMeta(ctx, runID); err != nil {
 		return in, err
 	}
@@ -170,8 +168,8 @@ func Of(in Input) *Run {
 	if in.Run != nil && in.Run.Status == "interrupted" {
 		f.Warnings = append(f.Warnings, "this run was interrupted: the tables use the "+strconv.Itoa(f.RoundsDone)+" completed rounds")
 	}
-	if n := len(in.Bursts); n > 0 {
-		f.Warnings = append(f.Warnings, fmt.Sprintf("%d round(s) were flagged as noise bursts (the calibration loop's CV before the round above 3× the run's median and above 5%%) and are kept in every statistic, since flagged rounds were measured no more variable than the others: rounds %s", n, joinInts(in.Bursts)))
+	if bursts := BurstRounds(in.Env); len(bursts) > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d round(s) were flagged as noise bursts (the calibration loop's CV before the round above 3× the run's median and above 5%%) and are kept in every statistic, since flagged rounds were measured no more variable than the others: rounds %s", len(bursts), joinInts(bursts)))
 	}
 	if f.RoundsDone > 0 && f.RoundsDone < 6 {
 		f.Warnings = append(f.Warnings, "fewer than 6 rounds: medians have no confidence interval and claims stay inconclusive")
