@@ -43,7 +43,10 @@ import (
 // (-test.benchtime=Nx), so no time is spent ramping up. A run deciding on
 // sec/op splits that count into repetitions inside the process
 // (repeats.go); a run deciding on cpu-sec/op gets it from the process's
-// CPU time less a baseline process's (see baselineOf).
+// CPU time less a baseline process's (see baselineOf), and sizes each
+// process to about a second inside the timed loop (see cpuProcessTime):
+// a process's start-up CPU time and a neighbour's busy spells vary by
+// milliseconds, which only a long process averages away.
 
 // Unit names.
 const (
@@ -64,6 +67,17 @@ const (
 	// baselineIters: the baseline process of a cell's CPU time runs this
 	// many iterations.
 	baselineIters = 2
+	// cpuProcessTime is the time inside the timed loop a run deciding on
+	// cpu-sec/op gives each process, budget permitting; cpuMinProcessTime
+	// the least it gives. On the 2-core reference machine under an
+	// intermittent neighbour the per-round spread of a CPU-time ratio was
+	// 8.5% at 0.12 s per process, 2.3% at 0.5 s and 1.1% at 1 s
+	// (docs/sequential.md).
+	cpuProcessTime    = time.Second
+	cpuMinProcessTime = 100 * time.Millisecond
+	// cpuPlanRounds is how many rounds of every cell the budget must hold
+	// at the chosen process time.
+	cpuPlanRounds = initialRounds + 4
 	// burstFactor and burstFloor: a round is a noise burst when its
 	// calibration CV exceeds both burstFactor × the median CV of the run's
 	// rounds and burstFloor.
@@ -84,6 +98,7 @@ type sequential struct {
 	pairs      [][2]int       // compared cells: {num, den} indexes into plan.Cells
 	byKey      string         // what pairs differ in
 	iters      map[string]int // cell → fixed iteration count; -1 when it cannot be fixed
+	timed      time.Duration  // cpu-sec/op: time in the timed loop each fixed process is sized to
 	noise      []roundNoise
 }
 
@@ -140,9 +155,49 @@ func (s *sequential) initialPass(opt Options, mode *spec.Mode, p *plan.Plan) {
 	}
 	mode.Rounds = min(initialRounds, s.maxRounds)
 	p.Rounds = mode.Rounds
+	s.timed = cpuTimed(mode.Benchtime, s.budget, len(p.Cells))
 	if s.precision > 0 || len(countedChecks(opt.Spec)) == 0 {
 		s.pairs, s.byKey = comparedPairs(p.Cells, opt.Spec.Analysis.By, opt.Spec.Analysis.Baseline)
 	}
+}
+
+// cpuTimed is the time in the timed loop each process of a run deciding on
+// cpu-sec/op is sized to: cpuProcessTime, or less when cpuPlanRounds
+// rounds of the given cells at that time would not fit the budget, but
+// not below cpuMinProcessTime, nor below a longer benchtime asked for. It
+// is 0 when the benchtime is an iteration count, which is kept.
+func cpuTimed(benchtime string, budget time.Duration, cells int) time.Duration {
+	if strings.HasSuffix(benchtime, "x") {
+		return 0
+	}
+	t := cpuProcessTime
+	if budget > 0 && cells > 0 {
+		t = min(t, budget/time.Duration(cells*cpuPlanRounds))
+	}
+	return max(t, cpuMinProcessTime, benchDuration(benchtime))
+}
+
+// fixedIters is the iteration count a cell's later processes use, from
+// its sizing run: that run's count, or in a run deciding on cpu-sec/op the
+// count that fills s.timed at the sizing run's speed. It is 0 when the
+// count cannot be fixed (too few iterations to subtract a baseline).
+func (s *sequential) fixedIters(sized *benchfmt.Result) int {
+	n := sized.Iters
+	if n <= 10*baselineIters {
+		return 0
+	}
+	if s.unit != UnitCPU || s.timed <= 0 {
+		return n
+	}
+	perOp, ok := sized.Value(UnitSec)
+	if !ok || perOp <= 0 {
+		return n
+	}
+	want := math.Round(s.timed.Seconds() / perOp)
+	if want <= float64(n) {
+		return n
+	}
+	return int(min(want, 1e12))
 }
 
 // countedChecks are the spec's checks that more rounds can decide.
@@ -166,6 +221,27 @@ func countedChecks(s *spec.Spec) []spec.Check {
 type efficiency struct {
 	timed, wall time.Duration
 	runs        int
+	// cellWall and cells: wall time of the fixed-count cell runs (with
+	// their baseline processes), what a further round costs per cell.
+	cellWall time.Duration
+	cells    int
+}
+
+func (e *efficiency) addCell(wall time.Duration) {
+	e.cellWall += wall
+	e.cells++
+}
+
+// perCell is the wall time one cell costs a round: the mean of the
+// fixed-count cell runs, or of every process before there are any.
+func (e *efficiency) perCell() time.Duration {
+	switch {
+	case e.cells > 0:
+		return e.cellWall / time.Duration(e.cells)
+	case e.runs > 0:
+		return e.wall / time.Duration(e.runs)
+	}
+	return 0
 }
 
 func (e *efficiency) add(out []*benchfmt.Result, wall time.Duration) {
@@ -212,11 +288,14 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 	}
 	if fixed == 0 {
 		s.iters[key] = -1
-		if len(out) == 1 && out[0].Iters > 10*baselineIters {
-			s.iters[key] = out[0].Iters
+		if len(out) == 1 {
+			if n := s.fixedIters(out[0]); n > 0 {
+				s.iters[key] = n
+			}
 		}
 		return out, nil
 	}
+	r.eff.addCell(time.Since(start) + base.Wall)
 	one, ok := combineRepeats(out, k)
 	if !ok {
 		return out, nil
@@ -263,10 +342,7 @@ func (r *rounds) runMore(ctx context.Context) error {
 		round = max(round, slices.Max(done))
 	}
 	roundCost := func(cells int) time.Duration {
-		if r.eff.runs == 0 {
-			return 0
-		}
-		return r.eff.wall / time.Duration(r.eff.runs) * time.Duration(cells)
+		return r.eff.perCell() * time.Duration(cells)
 	}
 	for {
 		sts, err := r.judge(ctx)

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/plan"
@@ -182,4 +185,51 @@ func mustPlan(t *testing.T) *plan.Plan {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestCPUTimed(t *testing.T) {
+	for _, tc := range []struct {
+		benchtime string
+		budget    time.Duration
+		cells     int
+		want      time.Duration
+	}{
+		{"100ms", 0, 3, cpuProcessTime},                         // no budget: the full process time
+		{"100ms", 60 * time.Second, 3, cpuProcessTime},          // 3 cells × 12 rounds × 1s fit in 60s
+		{"100ms", 60 * time.Second, 20, 250 * time.Millisecond}, // 60s / (20 × 12)
+		{"100ms", 5 * time.Second, 20, cpuMinProcessTime},       // never below the floor
+		{"3s", 60 * time.Second, 3, 3 * time.Second},            // a longer benchtime asked for
+		{"", 0, 3, time.Second},                                 // go test's default benchtime
+		{"20000x", 60 * time.Second, 3, 0},                      // an iteration count is kept
+	} {
+		if got := cpuTimed(tc.benchtime, tc.budget, tc.cells); got != tc.want {
+			t.Errorf("cpuTimed(%q, %s, %d) = %s, want %s", tc.benchtime, tc.budget, tc.cells, got, tc.want)
+		}
+	}
+}
+
+func TestFixedIters(t *testing.T) {
+	sized := func(iters int, secPerOp float64) *benchfmt.Result {
+		return &benchfmt.Result{Iters: iters, Values: []benchfmt.Value{{Value: secPerOp, Unit: UnitSec}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		unit  string
+		timed time.Duration
+		in    *benchfmt.Result
+		want  int
+	}{
+		{"sec/op keeps the sizing count", UnitSec, time.Second, sized(500000, 200e-9), 500000},
+		{"cpu-sec/op fills the process time", UnitCPU, time.Second, sized(500000, 200e-9), 5000000},
+		{"never fewer than the sizing run", UnitCPU, 10 * time.Millisecond, sized(500000, 200e-9), 500000},
+		{"an iteration count kept", UnitCPU, 0, sized(20000, 1e-6), 20000},
+		{"too few iterations for a baseline", UnitCPU, time.Second, sized(10*baselineIters, 0.05), 0},
+		{"no sec/op: the sizing count", UnitCPU, time.Second, &benchfmt.Result{Iters: 1000}, 1000},
+		{"no overflow", UnitCPU, time.Hour, sized(1000, 1e-15), 1e12},
+	} {
+		s := &sequential{unit: tc.unit, timed: tc.timed}
+		if got := s.fixedIters(tc.in); got != tc.want {
+			t.Errorf("%s: fixedIters = %d, want %d", tc.name, got, tc.want)
+		}
+	}
 }
