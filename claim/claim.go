@@ -50,6 +50,29 @@ type CheckResult struct {
 	Claimed          float64
 }
 
+// Checks judged against a threshold (ratio, value, contrast, correlation,
+// profile) are directional tests: a claim says on which side of its
+// threshold the measure lies. Reproduced means the interval lies wholly on
+// the claimed side, contradicted wholly on the other, so each verdict
+// rejects one one-sided hypothesis, and at most one of the two can be
+// wrong for a given truth. At confidence c each verdict is a one-sided
+// test at level 1 − c: its interval is the two-sided one at 2c − 1 (90%
+// for c = 95%), each of whose bounds is a one-sided c bound. An
+// equivalence band ("~") is two one-sided tests at 1 − c (TOST, Schuirmann
+// 1987) and uses the same interval. Crossovers and knees keep two-sided
+// intervals at c: they locate a change, not a side of a threshold.
+var thresholdKinds = map[string]bool{"ratio": true, "value": true, "contrast": true, "correlation": true, "profile": true}
+
+// OneSided returns opt with the confidence of the two-sided interval
+// whose bounds are one-sided bounds at opt.Confidence (2c − 1). A
+// confidence of 1/2 or less is returned unchanged.
+func OneSided(opt analysis.Options) analysis.Options {
+	if opt.Confidence > 0.5 && opt.Confidence < 1 {
+		opt.Confidence = 2*opt.Confidence - 1
+	}
+	return opt
+}
+
 // Evaluate judges every claim against the samples; checks of kind
 // "profile" read the cells' CPU profiles.
 func Evaluate(claims []spec.Claim, samples []*analysis.Sample, opt analysis.Options, profiles ...CellProfile) []Result {
@@ -113,6 +136,9 @@ func allContext(checks []CheckResult) bool {
 // checkOne evaluates one check under opt.
 func checkOne(ch spec.Check, samples []*analysis.Sample, opt analysis.Options, profiles []CellProfile) CheckResult {
 	var cr CheckResult
+	if thresholdKinds[ch.Kind] {
+		opt = OneSided(opt)
+	}
 	switch ch.Kind {
 	case "ratio":
 		cr = ratio(ch, samples, opt)

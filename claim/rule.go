@@ -23,7 +23,7 @@ const (
 // Rule is how every verdict is reached, in words a report prints beside
 // its claims table. It is the one statement of the rule; spec's package
 // documentation says the same for spec authors.
-const Rule = `Each check tests a predicate on an interval measured in this run: for a claimed effect F (a ratio num/den) the threshold is √F, the log-midpoint between no effect and the claim, unless the check states another threshold with its reason; a claim of about no change uses an equivalence band [1/(1+b), 1+b] that the whole interval must lie inside; a claimed correlation r is tested against tanh(atanh(r)/2), the midpoint on Fisher's z scale. A check is reproduced when its whole interval lies on the claimed side of the threshold (inside the band), contradicted when it lies wholly on the other side (wholly outside the band), inconclusive when it straddles, not testable when this run cannot measure it (with the reason). Ratios are paired by round: the Hodges–Lehmann estimate of the per-round log-ratios with the Wilcoxon signed-rank interval. A claim is reproduced when every counted check is reproduced; it is contradicted when at least one counted check is contradicted after Holm's correction across the claim's counted checks (each check's interval recomputed at confidence 1 − (1 − c)/k for the k checks not yet rejected); otherwise inconclusive, or not testable when no counted check could be measured. Context checks (marked "context": they hold by construction or only describe the setting) are shown and never counted.`
+const Rule = `Each check tests a predicate on an interval measured in this run: for a claimed effect F (a ratio num/den) the threshold is √F, the log-midpoint between no effect and the claim, unless the check states another threshold with its reason; a claim of about no change uses an equivalence band [1/(1+b), 1+b] that the whole interval must lie inside; a claimed correlation r is tested against tanh(atanh(r)/2), the midpoint on Fisher's z scale. A check is reproduced when its whole interval lies on the claimed side of the threshold (inside the band), contradicted when it lies wholly on the other side (wholly outside the band), inconclusive when it straddles, not testable when this run cannot measure it (with the reason). Each verdict is thus a one-sided test at α = 1 − c (5% at 95% confidence): a check's interval is the two-sided one at 1 − 2α (90%), each of whose bounds is a one-sided 1 − α bound, and a band is two one-sided tests (TOST); crossovers and knees keep two-sided intervals at c. Ratios are paired by round: the Hodges–Lehmann estimate of the per-round log-ratios with the Wilcoxon signed-rank interval. A claim is reproduced when every counted check is reproduced; it is contradicted when at least one counted check is contradicted after Holm's correction across the claim's counted checks (each check's test at α/k for the k checks not yet rejected); otherwise inconclusive, or not testable when no counted check could be measured. Context checks (marked "context": they hold by construction or only describe the setting) are shown and never counted.`
 
 // threshold is what a check compares its interval with.
 type threshold struct {
@@ -145,8 +145,9 @@ func noInterval(pred, unit string) CheckResult {
 
 // holm applies Holm's step-down correction to the contradictions among
 // the counted checks: with k counted checks not yet rejected, a check
-// stays contradicted only when its interval recomputed at confidence
-// 1 − (1 − c)/k still lies wholly on the other side of its threshold.
+// stays contradicted only when it still is at confidence 1 − (1 − c)/k,
+// a test at level (1 − c)/k (for a directional check, its interval at
+// 1 − 2(1 − c)/k: see OneSided).
 // A contradiction that does not survive becomes inconclusive, with why.
 // eval recomputes check i under other options.
 func holm(results []CheckResult, counted []int, opt analysis.Options, eval func(i int, opt analysis.Options) CheckResult) {
@@ -178,7 +179,7 @@ func holm(results []CheckResult, counted []int, opt analysis.Options, eval func(
 		if results[i].Verdict == Contradicted && !rejected[i] {
 			results[i].Verdict = Inconclusive
 			results[i].Reason = strings.TrimPrefix(results[i].Reason+"; ", "; ") +
-				fmt.Sprintf("contradicted at %.0f%% alone, but not after Holm's correction across the claim's %d counted checks", opt.Confidence*100, len(counted))
+				fmt.Sprintf("contradicted at level %.3g alone, but not after Holm's correction across the claim's %d counted checks", 1-opt.Confidence, len(counted))
 		}
 	}
 }

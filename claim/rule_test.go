@@ -33,8 +33,8 @@ func ruleSamples(n int) []*analysis.Sample {
 	}{{"base", 100}, {"x150", 150}, {"x060", 60}, {"x102", 102}, {"x130", 130}, {"x108", 108}} {
 		out = append(out, paired("BenchmarkR/v="+c.v, "sec/op", c.base, n, 0.01))
 	}
-	// A cell whose ratio to base scatters ±10% round to round.
-	out = append(out, paired("BenchmarkR/v=wide", "sec/op", 150, n, 0.1))
+	// A cell whose ratio to base scatters ±20% round to round.
+	out = append(out, paired("BenchmarkR/v=wide", "sec/op", 150, n, 0.2))
 	return out
 }
 
@@ -106,19 +106,23 @@ func TestRule(t *testing.T) {
 	}
 }
 
-// TestHolmRounds: with 6 rounds the signed-rank interval reaches 96.9% at
-// most, so a clear contradiction in a claim of two counted checks cannot
-// survive Holm's 97.5%; with 12 rounds it does. One check alone needs no
-// correction.
+// TestHolmRounds: a directional check at α = 5% is one-sided, so Holm
+// across k counted checks needs the two-sided interval at 1 − 0.1/k. With
+// 6 rounds the signed-rank interval reaches 96.9% at most: a clear
+// contradiction survives Holm across 2 or 3 checks (95%, 96.7%) but not
+// across 4 (97.5%); with 8 rounds (99.2%) it does. One check alone needs
+// no correction.
 func TestHolmRounds(t *testing.T) {
-	claim := spec.Claim{ID: "H", Checks: []spec.Check{effectCheck("x150", 3), effectCheck("x150", 2)}}
+	claim := spec.Claim{ID: "H", Checks: []spec.Check{effectCheck("x150", 3), effectCheck("x150", 2), effectCheck("x060", 0.5), effectCheck("x150", 1.5)}}
 	for _, tt := range []struct {
 		rounds int
 		checks []spec.Check
 		want   Verdict
 	}{
 		{6, claim.Checks, Inconclusive},
-		{12, claim.Checks, Contradicted},
+		{8, claim.Checks, Contradicted},
+		{6, claim.Checks[:3], Contradicted},
+		{6, claim.Checks[:2], Contradicted},
 		{6, claim.Checks[:1], Contradicted},
 	} {
 		t.Run(fmt.Sprintf("%d rounds, %d checks", tt.rounds, len(tt.checks)), func(t *testing.T) {
@@ -128,7 +132,7 @@ func TestHolmRounds(t *testing.T) {
 			if got.Verdict != tt.want {
 				t.Errorf("verdict = %s, want %s (reason %q)", got.Verdict, tt.want, got.Reason)
 			}
-			if tt.want == Inconclusive && !strings.Contains(got.Checks[0].Reason, "not after Holm's correction across the claim's 2 counted checks") {
+			if tt.want == Inconclusive && !strings.Contains(got.Checks[0].Reason, fmt.Sprintf("not after Holm's correction across the claim's %d counted checks", len(tt.checks))) {
 				t.Errorf("check reason %q does not name Holm", got.Checks[0].Reason)
 			}
 		})
