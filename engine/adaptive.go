@@ -768,6 +768,7 @@ func (s *sequential) summary(w io.Writer, sts []status, rounds int, reason strin
 	} else {
 		fmt.Fprintf(w, "  (samples: %s)\n", repeatNote)
 	}
+	undecided := false
 	for _, st := range sts {
 		if st.decided {
 			fmt.Fprintf(w, "  %-40s %s: %s\n", st.label, st.verdict, st.interval)
@@ -778,6 +779,10 @@ func (s *sequential) summary(w io.Writer, sts []status, rounds int, reason strin
 			more = fmt.Sprintf("would need ≈%d more rounds (≈%s)", st.more, (time.Duration(st.more) * roundCost(len(st.cells))).Round(time.Second))
 		}
 		fmt.Fprintf(w, "  %-40s undecided: %s; %s\n", st.label, st.interval, more)
+		undecided = true
+	}
+	if undecided && s.unit == UnitSec {
+		fmt.Fprintf(w, "perflab: wall time is inflated whenever another job takes the CPU; on a shared machine add --unit %s (CPU time per op, ≈1 s processes; docs/sequential.md)\n", UnitCPU)
 	}
 }
 

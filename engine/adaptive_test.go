@@ -233,3 +233,28 @@ func TestFixedIters(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryHint: a sec/op run that ends with an undecided comparison
+// points to cpu-sec/op; a decided one, or a cpu-sec/op run, does not.
+func TestSummaryHint(t *testing.T) {
+	const hint = "add --unit cpu-sec/op"
+	open := status{label: "B v=b/a (sec/op)", interval: "1.03 [0.95, 1.12] ±7.8%", more: 9000}
+	done := status{label: "B v=c/a (sec/op)", decided: true, verdict: "within ±1%, includes 1", interval: "1.00 [0.99, 1.01]"}
+	cost := func(int) time.Duration { return time.Second }
+	for _, tc := range []struct {
+		unit string
+		sts  []status
+		want bool
+	}{
+		{UnitSec, []status{done, open}, true},
+		{UnitSec, []status{done}, false},
+		{UnitCPU, []status{done, open}, false},
+	} {
+		var b bytes.Buffer
+		s := &sequential{unit: tc.unit, start: time.Now()}
+		s.summary(&b, tc.sts, 20, "the budget 1m0s is spent", cost)
+		if got := strings.Contains(b.String(), hint); got != tc.want {
+			t.Errorf("unit %s, %d statuses: hint printed %v, want %v:\n%s", tc.unit, len(tc.sts), got, tc.want, b.String())
+		}
+	}
+}
