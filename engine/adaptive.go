@@ -258,8 +258,12 @@ func (e efficiency) String() string {
 	if e.wall <= 0 {
 		return "no cells ran"
 	}
-	return fmt.Sprintf("%.0f%% of the benchmark processes' wall time was inside timed loops (%s of %s over %d processes)",
+	s := fmt.Sprintf("%.0f%% of the benchmark processes' wall time was inside timed loops (%s of %s over %d processes)",
 		100*float64(e.timed)/float64(e.wall), e.timed.Round(time.Millisecond), e.wall.Round(time.Millisecond), e.runs)
+	if e.timed < e.wall/100 {
+		s += "; the benchmarks stop their timer around most of their work (load steps, reported metrics), so this share does not measure the cost of a sample"
+	}
+	return s
 }
 
 // exec runs one cell's benchmark process. In a sequential run a cell's

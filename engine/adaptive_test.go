@@ -258,3 +258,24 @@ func TestSummaryHint(t *testing.T) {
 		}
 	}
 }
+
+func TestEfficiencyString(t *testing.T) {
+	for _, tc := range []struct {
+		e    efficiency
+		want []string
+	}{
+		{efficiency{}, []string{"no cells ran"}},
+		{efficiency{timed: 6 * time.Second, wall: 10 * time.Second, runs: 30}, []string{"60% of the benchmark processes' wall time", "6s of 10s over 30 processes"}},
+		{efficiency{timed: 38 * time.Millisecond, wall: 155 * time.Second, runs: 42}, []string{"0% of", "does not measure the cost of a sample"}},
+	} {
+		got := tc.e.String()
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %q lacks %q", tc.e, got, w)
+			}
+		}
+		if tc.e.timed >= tc.e.wall/100 && strings.Contains(got, "does not measure") {
+			t.Errorf("%+v: %q has the load-step note", tc.e, got)
+		}
+	}
+}
