@@ -78,11 +78,6 @@ const (
 	// cpuPlanRounds is how many rounds of every cell the budget must hold
 	// at the chosen process time.
 	cpuPlanRounds = initialRounds + 4
-	// burstFactor and burstFloor: a round is a noise burst when its
-	// calibration CV exceeds both burstFactor × the median CV of the run's
-	// rounds and burstFloor.
-	burstFactor = 3.0
-	burstFloor  = 0.05
 )
 
 // sequential is the state of a sequential run.
@@ -453,8 +448,7 @@ func (r *rounds) profileReserve() time.Duration {
 
 // noiseBefore measures machine noise before a sequential round: the
 // calibration loop (10 runs, ~10 ms) and the load average. The round is
-// flagged as a noise burst when the loop's CV exceeds burstFactor × the
-// median CV of the run's rounds so far and burstFloor. Flagged rounds are
+// flagged as a noise burst by findings.IsBurst. Flagged rounds are
 // recorded and reported, and kept in every statistic: on this project's
 // 2-core test machine the per-round log-ratios of flagged rounds were no
 // more variable than the others' (docs/sequential.md), so leaving them out
@@ -470,25 +464,9 @@ func (r *rounds) noiseBefore(ctx context.Context, round int) error {
 	for _, x := range s.noise {
 		cvs = append(cvs, x.CV)
 	}
-	rn.Burst = IsBurst(rn.CV, cvs)
+	rn.Burst = findings.IsBurst(rn.CV, cvs)
 	s.noise = append(s.noise, rn)
 	return r.opt.DB.SetEnv(context.WithoutCancel(ctx), r.runID, []store.KV{{Key: findings.NoiseKey, Value: formatNoise(s.noise)}})
-}
-
-// IsBurst is the noise-burst rule: a round whose calibration CV exceeds
-// both burstFactor (3) × the median CV of the earlier rounds and
-// burstFloor (5%) was taken during a burst. Without at least three earlier
-// rounds only the floor applies.
-func IsBurst(cv float64, earlier []float64) bool {
-	if cv <= burstFloor {
-		return false
-	}
-	if len(earlier) < 3 {
-		return true
-	}
-	s := slices.Clone(earlier)
-	slices.Sort(s)
-	return cv > burstFactor*s[len(s)/2]
 }
 
 func formatNoise(ns []roundNoise) string {

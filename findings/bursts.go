@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,10 +39,31 @@ func BurstRounds(env []store.KV) []int {
 	return slices.Compact(out)
 }
 
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
+// The noise-burst rule: a round whose calibration CV exceeds both
+// BurstFactor × the median CV of the run's earlier rounds and BurstFloor
+// was taken during a burst.
+const (
+	BurstFactor = 3.0
+	BurstFloor  = 0.05
+)
+
+// IsBurst applies the noise-burst rule to a round's calibration CV, given
+// the CVs of the earlier rounds. Without at least three earlier rounds only
+// the floor applies.
+func IsBurst(cv float64, earlier []float64) bool {
+	if cv <= BurstFloor {
+		return false
 	}
-	return strings.Join(parts, ", ")
+	if len(earlier) < 3 {
+		return true
+	}
+	s := slices.Clone(earlier)
+	slices.Sort(s)
+	return cv > BurstFactor*s[len(s)/2]
+}
+
+// burstWarning is the run's note on its flagged rounds.
+func burstWarning(rounds []int) string {
+	return fmt.Sprintf("%d round(s) were flagged as noise bursts (the calibration loop's CV before the round above %g× the run's median and above %g%%) and are kept in every statistic, since flagged rounds were measured no more variable than the others: rounds %s",
+		len(rounds), BurstFactor, 100*BurstFloor, strings.ReplaceAll(strings.Trim(fmt.Sprint(rounds), "[]"), " ", ", "))
 }

@@ -61,3 +61,24 @@ func FuzzBurstRounds(f *testing.F) {
 		}
 	})
 }
+
+func TestIsBurst(t *testing.T) {
+	quiet := []float64{0.01, 0.012, 0.009, 0.011}
+	tests := []struct {
+		cv      float64
+		earlier []float64
+		want    bool
+	}{
+		{0.02, quiet, false},                       // below the 5% floor
+		{0.06, quiet, true},                        // above the floor and 3× the median
+		{0.06, nil, true},                          // no history: the floor alone
+		{0.04, nil, false},                         // no history, below the floor
+		{0.08, []float64{0.03, 0.04, 0.05}, false}, // noisy all along: not a burst
+		{0.13, []float64{0.03, 0.04, 0.05}, true},
+	}
+	for _, tc := range tests {
+		if got := IsBurst(tc.cv, tc.earlier); got != tc.want {
+			t.Errorf("IsBurst(%g, %v) = %v, want %v", tc.cv, tc.earlier, got, tc.want)
+		}
+	}
+}

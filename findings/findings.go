@@ -14,7 +14,6 @@ package findings
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,7 +168,7 @@ func Of(in Input) *Run {
 		f.Warnings = append(f.Warnings, "this run was interrupted: the tables use the "+strconv.Itoa(f.RoundsDone)+" completed rounds")
 	}
 	if bursts := BurstRounds(in.Env); len(bursts) > 0 {
-		f.Warnings = append(f.Warnings, fmt.Sprintf("%d round(s) were flagged as noise bursts (the calibration loop's CV before the round above 3× the run's median and above 5%%) and are kept in every statistic, since flagged rounds were measured no more variable than the others: rounds %s", len(bursts), joinInts(bursts)))
+		f.Warnings = append(f.Warnings, burstWarning(bursts))
 	}
 	if f.RoundsDone > 0 && f.RoundsDone < 6 {
 		f.Warnings = append(f.Warnings, "fewer than 6 rounds: medians have no confidence interval and claims stay inconclusive")
