@@ -68,8 +68,12 @@ type Run struct {
 	Profiles     []claim.CellProfile
 	Shares       []ProfileShare // one per entry of Profiles
 	Verdicts     []claim.Result
-	Machines     *Machines              // nil unless the rounds came from several machines
-	higher       func(unit string) bool // see HigherIsBetter
+	// CheckConfidence is the level of the two-sided intervals the checks
+	// against a threshold were judged on: each bound a one-sided bound at
+	// Opt.Confidence (claim.OneSided).
+	CheckConfidence float64
+	Machines        *Machines              // nil unless the rounds came from several machines
+	higher          func(unit string) bool // see HigherIsBetter
 
 	RoundsDone, Cells int
 	Failed, Skipped   int
@@ -159,6 +163,7 @@ func Of(in Input) *Run {
 		}
 		f.Scaling = f.scaling()
 		f.Verdicts = claim.Evaluate(s.Claims, f.Samples, in.Opt, f.Profiles...)
+		f.CheckConfidence = claim.OneSided(in.Opt).Confidence
 	} else if in.SpecErr != nil {
 		f.Warnings = append(f.Warnings, "the run's spec could not be read ("+in.SpecErr.Error()+"), so no claims were judged")
 	}

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,5 +150,10 @@ text = "no profile for pooled"
 	}
 	if !strings.Contains(in.Verdicts[1].Reason, "could not be read") {
 		t.Errorf("E2 reason %q, want the unreadable profile named", in.Verdicts[1].Reason)
+	}
+	// Checks against a threshold are one-sided tests at 5%: judged on the
+	// two-sided 90% interval, which the reports print.
+	if math.Abs(in.CheckConfidence-0.9) > 1e-12 {
+		t.Errorf("CheckConfidence = %g, want 0.9 at 95%% confidence", in.CheckConfidence)
 	}
 }

@@ -88,7 +88,7 @@ func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 	}
 	s := &Section{ID: "claims", Title: "Claims"}
 	s.Blocks = append(s.Blocks,
-		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%). Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, claim.OneSided(f.Opt).Confidence*100, f.Opt.Confidence*100)),
+		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%). Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, f.CheckConfidence*100, f.Opt.Confidence*100)),
 		para(Rule))
 	if withHTML {
 		s.Blocks = append(s.Blocks, Block{HTML: forestLegend})
