@@ -161,7 +161,11 @@ func TestABDetectsSlowdown(t *testing.T) {
 		t.Fatal("no paired rows in the stored run")
 	}
 	r := pr.Rows[0]
-	if r.Unit != "sec/op" || !(r.Ratio.Lo > 1.01) || r.Ratio.Ratio < 1.5 || r.Ratio.Ratio > 2.6 {
+	// Twice the work: about 2. Wall time under `go test ./...`'s other
+	// packages (chromium, PostgreSQL) on 2 cores has read up to 2.75 in
+	// one run, so the bound only rules out a wrong pairing (the one-step
+	// BenchmarkWorkExtra, or old and new swapped).
+	if r.Unit != "sec/op" || !(r.Ratio.Lo > 1.01) || r.Ratio.Ratio < 1.5 || r.Ratio.Ratio > 3.5 {
 		t.Errorf("paired ratio %+v, want about 2 with an interval above 1.01", r.Ratio)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "runs", fmt.Sprintf("run-%d", run.ID), "report.html")); err != nil {
