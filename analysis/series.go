@@ -26,6 +26,12 @@ type Options struct {
 	// AnytimeTarget is the round the confidence sequence is tuned for; 0
 	// → [DefaultAnytimeTarget].
 	AnytimeTarget int
+	// FirstLook, when > 0, is the round after which a run of fixed rounds
+	// judged its claim checks and ran follow-up rounds of the cells of
+	// the undecided ones: package claim then judges each check at two
+	// looks, each at its share of α (claim.Looks), and every other
+	// finding reads only rounds 1..FirstLook ([UpToRound]).
+	FirstLook int
 }
 
 // DefaultOptions returns alpha 0.05 and 95% confidence, benchstat's defaults.
@@ -139,6 +145,33 @@ func (s *Sample) ByRound() map[int]float64 {
 		m[r] = v
 	}
 	return m
+}
+
+// UpToRound returns the samples restricted to rounds 1..n, leaving out
+// those with no value there. A value without a round (plain go test
+// output) is kept. The samples are copies; the input is not changed.
+func UpToRound(samples []*Sample, n int) []*Sample {
+	out := make([]*Sample, 0, len(samples))
+	for _, s := range samples {
+		c := &Sample{Config: s.Config, Name: s.Name, Unit: s.Unit}
+		for i, v := range s.Values {
+			r := 0
+			if i < len(s.Rounds) {
+				r = s.Rounds[i]
+			}
+			if r > n {
+				continue
+			}
+			c.Values = append(c.Values, v)
+			if i < len(s.Rounds) {
+				c.Rounds = append(c.Rounds, r)
+			}
+		}
+		if len(c.Values) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Value returns a key of the sample: a name key, "bench", "procs" or "config".

@@ -184,3 +184,24 @@ func TestCompareNames(t *testing.T) {
 		t.Errorf("sorted:\n%q\nwant\n%q", names, want)
 	}
 }
+
+func TestUpToRound(t *testing.T) {
+	in := []*Sample{
+		{Name: ParseName("BenchmarkA"), Unit: "sec/op", Values: []float64{1, 2, 3, 4}, Rounds: []int{1, 2, 7, 8}},
+		{Name: ParseName("BenchmarkB"), Unit: "sec/op", Values: []float64{5}, Rounds: []int{9}},
+		{Name: ParseName("BenchmarkC"), Unit: "sec/op", Values: []float64{6, 7}}, // no rounds: plain go test output
+	}
+	got := UpToRound(in, 6)
+	if len(got) != 2 {
+		t.Fatalf("UpToRound kept %d samples, want 2 (B has no value in rounds 1..6)", len(got))
+	}
+	if !slices.Equal(got[0].Values, []float64{1, 2}) || !slices.Equal(got[0].Rounds, []int{1, 2}) {
+		t.Errorf("A = %v rounds %v, want [1 2] rounds [1 2]", got[0].Values, got[0].Rounds)
+	}
+	if got[1].Name.Base != "BenchmarkC" || len(got[1].Values) != 2 {
+		t.Errorf("a sample without rounds should be kept whole, got %+v", got[1])
+	}
+	if len(in[0].Values) != 4 {
+		t.Errorf("UpToRound changed its input: %v", in[0].Values)
+	}
+}

@@ -33,6 +33,9 @@ type CheckResult struct {
 	// Context marks a check that holds by construction: shown, never
 	// counted in the claim's verdict.
 	Context bool
+	// Look is the look that gave the verdict in a run judged at two looks
+	// (looks.go): 1 or 2; 0 in a run judged once.
+	Look int
 	// Predicate is what the check tested, printed beside every verdict:
 	// the cells, the operator, the threshold and its origin, e.g.
 	// "sec/op syncpool@25 / plain@25 > 1.34 (√1.79: log-midpoint of the claimed ×1.79)".
@@ -78,6 +81,10 @@ func OneSided(opt analysis.Options) analysis.Options {
 func Evaluate(claims []spec.Claim, samples []*analysis.Sample, opt analysis.Options, profiles ...CellProfile) []Result {
 	out := make([]Result, 0, len(claims))
 	for _, c := range claims {
+		if opt.FirstLook > 0 {
+			out = append(out, evaluateLooks(c, samples, opt, profiles))
+			continue
+		}
 		out = append(out, evaluate(c, samples, opt, profiles))
 	}
 	return out
@@ -102,6 +109,12 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 		r.Checks = append(r.Checks, cr)
 	}
 	holm(r.Checks, counted, opt, eval)
+	summarize(&r)
+	return r
+}
+
+// summarize fills a claim's Measured, Reason and Verdict from its checks.
+func summarize(r *Result) {
 	var measured, reasons []string
 	for _, cr := range r.Checks {
 		tag := ""
@@ -118,10 +131,9 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 	r.Measured = strings.Join(measured, "; ")
 	r.Reason = strings.Join(reasons, "; ")
 	r.Verdict = combine(r.Checks)
-	if r.Verdict == NotTestable && len(counted) == 0 && len(r.Checks) > 0 && allContext(r.Checks) {
+	if r.Verdict == NotTestable && len(r.Checks) > 0 && allContext(r.Checks) {
 		r.Reason = strings.TrimPrefix(r.Reason+"; ", "; ") + "every check of this claim is context: none can fail, so none is counted"
 	}
-	return r
 }
 
 func allContext(checks []CheckResult) bool {

@@ -36,6 +36,8 @@ func TestDepends(t *testing.T) {
 			[]string{"BenchmarkPool/variant=plain/reuse=0 @default", "BenchmarkPool/variant=plain/reuse=25 @default", "BenchmarkPool/variant=syncpool/reuse=0 @default", "BenchmarkPool/variant=syncpool/reuse=25 @default"}},
 		{"knee, one series", spec.Check{Kind: "knee", Where: "config=gogc-off", A: "variant=syncpool", Axis: "reuse"},
 			[]string{"BenchmarkPool/variant=syncpool/reuse=0 @gogc-off", "BenchmarkPool/variant=syncpool/reuse=25 @gogc-off"}},
+		{"sub-benchmark keys select inside the cell", spec.Check{Kind: "ratio", Where: "reuse=25,config=default", Num: "variant=syncpool,codec=std", Den: "variant=syncpool,codec=jsoniter"},
+			[]string{"BenchmarkPool/variant=syncpool/reuse=25 @default"}},
 		{"profile", spec.Check{Kind: "profile", Num: "variant=plain"}, nil},
 		{"bad selector", spec.Check{Kind: "ratio", Num: "variant", Den: "variant=plain"}, nil},
 		{"no match", spec.Check{Kind: "ratio", Num: "variant=arena", Den: "variant=none"}, nil},

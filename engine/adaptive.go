@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -391,6 +390,7 @@ func (r *rounds) runMore(ctx context.Context) error {
 func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 	var results []*benchfmt.Result
 	var failures []store.Failure
+	skipped := 0
 	for _, ci := range order {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -410,7 +410,15 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if !(errors.As(err, &runErr) && runErr.Skipped) {
+			switch {
+			case errors.As(err, &runErr) && runErr.Skipped:
+				// Not applicable: noted once, in the planned rounds.
+			case runErr != nil && runErr.NoResults:
+				// It skipped itself this round (see runAll): a missing sample, not a failure.
+				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(),
+					Reason: "skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): " + runErr.Reason})
+				skipped++
+			default:
 				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})
 			}
 			continue
@@ -427,8 +435,8 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 		}
 	}
 	r.res.RoundsDone++
-	r.res.Failures += len(failures)
-	r.failed += len(failures)
+	r.res.Failures += len(failures) - skipped
+	r.failed += len(failures) - skipped
 	return nil
 }
 
@@ -876,11 +884,3 @@ func pairLabel(num, den plan.Cell, by string) string {
 var repeatNote = fmt.Sprintf("after its first run each cell runs at a fixed iteration count, as %d back-to-back repetitions in one process; the process's value of each unit is the median of its repetitions; intervals are computed across rounds", repeats)
 
 const cpuNote = "the benchmark process's CPU time (user + system, all threads) at a fixed iteration count, less that of a 2-iteration process of the same cell run just before it, per iteration; it excludes time the process was not running and includes garbage-collector work on other threads"
-
-// IsSequential reports whether a stored run was sampled sequentially, so
-// its comparisons must be analysed with anytime-valid intervals
-// (analysis.Options.Anytime).
-func IsSequential(run *store.Run) bool {
-	var saved savedPlan
-	return run != nil && json.Unmarshal([]byte(run.Note), &saved) == nil && saved.Sequential
-}

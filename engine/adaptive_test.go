@@ -12,6 +12,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/plan"
 )
 
@@ -103,7 +104,7 @@ func testSequentialRun(t *testing.T, unit string) {
 		t.Fatalf("result = %+v, want a complete sequential run of 8 to 11 rounds\n%s", res, out)
 	}
 	run, err := db.GetRun(context.Background(), res.RunID)
-	if err != nil || !IsSequential(run) {
+	if err != nil || !findings.SamplingOf(run).Sequential {
 		t.Fatalf("stored run is not marked sequential (err %v)", err)
 	}
 	note := "(samples: after its first run each cell runs at a fixed iteration count"

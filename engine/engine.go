@@ -23,6 +23,7 @@ import (
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -42,6 +43,7 @@ type Options struct {
 	Budget      time.Duration // when > 0, rounds and benchtime are chosen to fit it
 	Cells       []plan.Cell   // when non-nil, run these cells instead of the spec's axis product
 	NoProfile   bool          // skip the profiling pass
+	NoFollowUp  bool          // run exactly the planned rounds: no follow-up rounds after the first look (followup.go)
 	NoiseRuns   int           // calibration loops before and after; 0 → 30
 	Measure     string        // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
 	Progress    io.Writer     // progress lines; nil → discard
@@ -98,9 +100,10 @@ type savedPlan struct {
 	Cells     []plan.Cell       `json:"cells,omitempty"`
 	Sources   map[string]string `json:"sources,omitempty"`
 	Measure   string            `json:"measure,omitempty"`
-	// Sequential marks a run whose later rounds were sampled until its
-	// checks were decided; its comparisons need anytime-valid intervals.
-	Sequential bool `json:"sequential,omitempty"`
+	// Sampling says how the analysis must treat the rounds: sequential
+	// (anytime-valid intervals) or a fixed run with follow-up rounds after
+	// a first look (two looks).
+	findings.Sampling
 }
 
 // Run executes the experiment. Cancelling ctx stops the cell in flight,
@@ -216,7 +219,11 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	run := resume
 	joined := false
 	if run == nil {
-		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Sequential: seq != nil, Measure: opt.Measure})
+		sampling := findings.Sampling{Sequential: seq != nil}
+		if seq == nil && followsUp(opt) {
+			sampling.FirstLook = mode.Rounds
+		}
+		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Sampling: sampling, Measure: opt.Measure})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
 			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
@@ -231,7 +238,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
 		return nil, err
 	}
-	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Sequential: seq != nil || IsSequential(run), Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
+	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Sequential: seq != nil || findings.SamplingOf(run).Sequential, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
 	verb := "run"
 	if resume != nil {
 		verb = "resuming run"
@@ -275,7 +282,11 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	}
 
 	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, seq: seq, meas: meas}
+	r.firstLook = findings.SamplingOf(run).FirstLook
 	err = r.runAll(ctx)
+	if err == nil {
+		err = r.followUp(ctx)
+	}
 	if err == nil {
 		err = r.runMore(ctx)
 	}
@@ -478,6 +489,14 @@ type rounds struct {
 	seq      *sequential // nil for a run of fixed rounds
 	eff      efficiency
 	failed   int // failed cell runs in the rounds run here
+	// firstLook is the round of a fixed run's first look (followup.go);
+	// 0 for a run without follow-up rounds.
+	firstLook int
+	// cellWall and cellRuns: each plan cell's wall time over its runs in
+	// the planned rounds run here, what a follow-up round of it costs.
+	cellWall       map[int]time.Duration
+	cellRuns       map[int]int
+	plannedElapsed time.Duration
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -520,7 +539,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 			if tty {
 				fmt.Fprintf(r.progress, "\r\033[K[round %d/%d · cell %d/%d] %s  %s", round, r.plan.Rounds, i+1, len(r.plan.Cells), cell, eta(start, cellsRun, total))
 			}
+			cellStart := time.Now()
 			out, err := r.runCell(ctx, bin, cell, round)
+			r.timeCell(ci, time.Since(cellStart))
 			cellsRun++
 			var runErr *gotest.RunError
 			if err != nil && len(out) > 0 && !errors.As(err, &runErr) {
@@ -569,6 +590,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
 	}
 	r.roundsEnd(tty, start)
+	r.plannedElapsed = time.Since(start)
 	return nil
 }
 

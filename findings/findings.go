@@ -72,8 +72,16 @@ type Run struct {
 	// against a threshold were judged on: each bound a one-sided bound at
 	// Opt.Confidence (claim.OneSided).
 	CheckConfidence float64
-	Machines        *Machines              // nil unless the rounds came from several machines
-	higher          func(unit string) bool // see HigherIsBetter
+	// Looks is the two-look rule the checks were judged by, in words
+	// (claim.LookRule); empty for a run judged once. A run with looks
+	// shows its planned rounds only in every other table: Samples holds
+	// rounds 1..Opt.FirstLook.
+	Looks string
+	// FollowUp counts the follow-up rounds after the first look and the
+	// cells they ran.
+	FollowUp FollowUp
+	Machines *Machines              // nil unless the rounds came from several machines
+	higher   func(unit string) bool // see HigherIsBetter
 
 	RoundsDone, Cells int
 	Failed, Skipped   int
@@ -97,7 +105,7 @@ func Read(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 		return Input{}, err
 	}
 	run.Status = run.State() // a run whose process died reads as interrupted
-	in := Input{Run: run, Opt: opt}
+	in := Input{Run: run, Opt: SamplingOf(run).Options(opt)}
 	if in.Env, err = db.Env(ctx, runID); err != nil {
 		return in, err
 	}
@@ -133,7 +141,14 @@ func Of(in Input) *Run {
 		in.Opt.Confidence = cmp.Or(in.Opt.Confidence, def.Confidence)
 	}
 	f := &Run{Input: in, MainUnit: "sec/op"}
-	f.Samples = analysis.Collect(in.Results)
+	all := analysis.Collect(in.Results)
+	f.Samples = all
+	if n := in.Opt.FirstLook; n > 0 {
+		// Follow-up rounds serve the claim checks' second look only.
+		f.Samples = analysis.UpToRound(all, n)
+		f.FollowUp = followUp(all, n)
+		f.Looks = claim.LookRule(in.Opt.Alpha, n)
+	}
 	f.summaries = make(map[*analysis.Sample]analysis.Summary, len(f.Samples))
 	for _, s := range f.Samples {
 		f.summaries[s] = analysis.Summarize(s.Values, in.Opt)
@@ -162,7 +177,7 @@ func Of(in Input) *Run {
 			f.Geomeans = Geomeans(f.Samples, RatioSpec{Axis: f.Axis, By: f.By, Baseline: f.Baseline, Unit: f.MainUnit}, in.Opt)
 		}
 		f.Scaling = f.scaling()
-		f.Verdicts = claim.Evaluate(s.Claims, f.Samples, in.Opt, f.Profiles...)
+		f.Verdicts = claim.Evaluate(s.Claims, all, in.Opt, f.Profiles...)
 		f.CheckConfidence = claim.OneSided(in.Opt).Confidence
 	} else if in.SpecErr != nil {
 		f.Warnings = append(f.Warnings, "the run's spec could not be read ("+in.SpecErr.Error()+"), so no claims were judged")
@@ -179,6 +194,28 @@ func Of(in Input) *Run {
 		f.Warnings = append(f.Warnings, "fewer than 6 rounds: medians have no confidence interval and claims stay inconclusive")
 	}
 	return f
+}
+
+// FollowUp is what ran after a run's first look.
+type FollowUp struct {
+	Rounds int // rounds after the first look
+	Cells  int // distinct cells (config and name) measured in them
+}
+
+// followUp counts the rounds after round n and the cells measured in them.
+func followUp(samples []*analysis.Sample, n int) FollowUp {
+	var fu FollowUp
+	cells := map[string]bool{}
+	for _, s := range samples {
+		for _, r := range s.Rounds {
+			if r > n {
+				fu.Rounds = max(fu.Rounds, r-n)
+				cells[s.Config+"\x00"+s.Name.Full] = true
+			}
+		}
+	}
+	fu.Cells = len(cells)
+	return fu
 }
 
 // Summary is the median of a sample with its confidence interval, as

@@ -76,10 +76,38 @@ func checkMeasured[V ~string](measured, reason string, verdict V) string {
 func predicateOf(c claim.CheckResult) string { return cmp.Or(c.Predicate, "—") }
 
 func checkVerdict(c claim.CheckResult) string {
-	if c.Context {
-		return string(c.Verdict) + " (context, not counted)"
+	look := ""
+	if c.Look > 0 && (c.Verdict == claim.Reproduced || c.Verdict == claim.Contradicted) {
+		look = fmt.Sprintf(" (look %d)", c.Look)
 	}
-	return string(c.Verdict)
+	if c.Context {
+		return string(c.Verdict) + look + " (context, not counted)"
+	}
+	return string(c.Verdict) + look
+}
+
+// lookSplit and lookLevels qualify the claims paragraph of a two-look run.
+func lookSplit(f *findings.Run) string {
+	if f.Looks == "" {
+		return ""
+	}
+	return " in all, split over two looks"
+}
+
+func lookLevels(f *findings.Run) string {
+	if f.Looks == "" {
+		return ""
+	}
+	return " for a single look, wider at each of the two"
+}
+
+// looksLine is a run's two-look rule and what its follow-up rounds ran;
+// empty for a run judged once.
+func looksLine(f *findings.Run) string {
+	if f.Looks == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s This run: %d follow-up rounds of %d benchmark results.", f.Looks, f.FollowUp.Rounds, f.FollowUp.Cells)
 }
 
 func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
@@ -88,8 +116,11 @@ func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 	}
 	s := &Section{ID: "claims", Title: "Claims"}
 	s.Blocks = append(s.Blocks,
-		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%). Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, f.CheckConfidence*100, f.Opt.Confidence*100)),
+		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g%s: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%)%s. Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, lookSplit(f), f.CheckConfidence*100, f.Opt.Confidence*100, lookLevels(f))),
 		para(Rule))
+	if l := looksLine(f); l != "" {
+		s.Blocks = append(s.Blocks, para(l))
+	}
 	if withHTML {
 		s.Blocks = append(s.Blocks, Block{HTML: forestLegend})
 	}

@@ -48,8 +48,15 @@ func ClaimsTable(w io.Writer, f *findings.Run) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "rule: %s\n", Rule)
-	return err
+	if _, err := fmt.Fprintf(w, "rule: %s\n", Rule); err != nil {
+		return err
+	}
+	if l := looksLine(f); l != "" {
+		if _, err := fmt.Fprintf(w, "looks: %s\n", l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RatiosTable writes, for a run compared along its by key, each series'

@@ -138,6 +138,12 @@ At the end it prints the claims table and writes report.md beside the run's
 profiles. Ctrl-C stops after discarding the round in flight; completed rounds
 stay stored, and the command prints how to report on them.
 
+Two looks: after the planned rounds the claims' counted checks are judged
+at a third of α; the cells of those still undecided run follow-up rounds
+(at most twice the planned rounds, within a quarter of the planned rounds'
+time), and those checks are judged again on all rounds at the rest of α.
+--no-follow-up runs exactly the planned rounds, judged once at α.
+
 Examples:
   perflab run poolreuse --quick
   perflab run --quick                      # the whole built-in suite
@@ -164,6 +170,7 @@ type runFlags struct {
 	newRun      bool
 	seed        int64
 	noProfile   bool
+	noFollowUp  bool
 	verbose     bool
 	out         string
 	cache       string
@@ -184,6 +191,7 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.newRun, "new-run", false, "with --resume: if a test binary changed since the run was recorded, start a new run with its plan instead of refusing")
 	fs.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the rounds of the run named by --run-key (K empty: JOB_COMPLETION_INDEX+1)")
 	fs.StringVar(&f.runKey, "run-key", "", "with --shard: the `KEY` every shard of one run passes; the first shard creates the run")
+	fs.BoolVar(&f.noFollowUp, "no-follow-up", false, "run exactly the planned rounds: no follow-up rounds for the claim checks still undecided after them (see \"Two looks\" below)")
 	f.engineFlags(fs)
 }
 
@@ -262,7 +270,7 @@ func init() {
 		for i, s := range specs {
 			res, err := engine.Run(ctx, engine.Options{
 				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
-				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, Progress: stderr,
+				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, NoFollowUp: f.noFollowUp, Progress: stderr,
 				NamesOnly: shipped[i], Verbose: f.verbose, Shard: sh,
 				Measure:   f.measure,
 				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
@@ -353,7 +361,7 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 // finishRun analyses a run, stores its verdicts, writes report.md and prints
 // the claims table.
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
-	in, err := findings.Load(ctx, db, res.RunID, runOptions(ctx, db, res.RunID, opt))
+	in, err := findings.Load(ctx, db, res.RunID, opt)
 	if err != nil {
 		return err
 	}
@@ -513,7 +521,7 @@ func loadRun(c common, pos []string) (*findings.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := findings.Load(ctx, db, id, runOptions(ctx, db, id, c.options()))
+	f, err := findings.Load(ctx, db, id, c.options())
 	if err == nil {
 		noteMissing(ctx, os.Stderr, db, f.Run)
 	}

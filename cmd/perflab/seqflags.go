@@ -9,6 +9,7 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
@@ -67,11 +68,12 @@ func parsePrecision(s string) (float64, error) {
 	return v * scale, nil
 }
 
-// runOptions are the analysis options for a stored run: a run sampled
-// sequentially is analysed with anytime-valid intervals.
+// runOptions are the analysis options for a stored run, as its sampling
+// calls for (findings.Sampling): a run sampled sequentially is analysed
+// with anytime-valid intervals. findings.Load applies the same by itself.
 func runOptions(ctx context.Context, db *store.DB, id int64, opt analysis.Options) analysis.Options {
-	if run, err := db.GetRun(ctx, id); err == nil && engine.IsSequential(run) {
-		opt.Anytime = true
+	if run, err := db.GetRun(ctx, id); err == nil {
+		opt = findings.SamplingOf(run).Options(opt)
 	}
 	return opt
 }

@@ -1,0 +1,192 @@
+package claim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/spec"
+)
+
+// looksRun is a simulated run of cells v=a (the denominator) and v=b, v=c,
+// v=d, whose per-round log-ratios to a are log(truth) plus noise.
+type looksRun struct {
+	rng   *rand.Rand
+	noise func(*rand.Rand, float64) float64
+	sd    float64
+	truth map[string]float64
+	cells map[string]*analysis.Sample
+	round int
+}
+
+func newLooksRun(rng *rand.Rand, noise func(*rand.Rand, float64) float64, sd float64, truth map[string]float64) *looksRun {
+	r := &looksRun{rng: rng, noise: noise, sd: sd, truth: truth, cells: map[string]*analysis.Sample{}}
+	for _, v := range []string{"a", "b", "c", "d"} {
+		r.cells[v] = &analysis.Sample{Name: analysis.ParseName("BenchmarkE/v=" + v), Unit: "sec/op"}
+	}
+	return r
+}
+
+// addRound runs one round of the given cells (a always: every check reads it).
+func (r *looksRun) addRound(cells ...string) {
+	r.round++
+	base := 100 * (1 + 0.05*r.rng.Float64()) // drift that pairing removes
+	add := func(v string, x float64) {
+		s := r.cells[v]
+		s.Values, s.Rounds = append(s.Values, x), append(s.Rounds, r.round)
+	}
+	add("a", base)
+	for _, v := range cells {
+		add(v, base*r.truth[v]*math.Exp(r.noise(r.rng, r.sd)))
+	}
+}
+
+func (r *looksRun) samples() []*analysis.Sample {
+	return []*analysis.Sample{r.cells["a"], r.cells["b"], r.cells["c"], r.cells["d"]}
+}
+
+// threeChecks is a claim of three checks, b/a, c/a and d/a each > 1.1.
+var threeChecks = []spec.Claim{{ID: "E", Checks: []spec.Check{
+	{Kind: "ratio", Num: "v=b", Den: "v=a", Op: ">", Value: 1.1},
+	{Kind: "ratio", Num: "v=c", Den: "v=a", Op: ">", Value: 1.1},
+	{Kind: "ratio", Num: "v=d", Den: "v=a", Op: ">", Value: 1.1},
+}}}
+
+// twoLooks simulates a run judged at two looks, as the engine runs it: 6
+// planned rounds of every cell, a first look, then follow-up rounds of only
+// the cells of the checks still undecided. The number of follow-up rounds
+// is set by the time those cells take, as a time allowance does: 12 rounds
+// for one open check's cell, 6 for two, 3 for three — so it depends on the
+// data through which checks are open, the way it does in a real run.
+func twoLooks(r *looksRun, claims []spec.Claim) Result {
+	const first = 6
+	for range first {
+		r.addRound("b", "c", "d")
+	}
+	opt := analysis.DefaultOptions()
+	opt.FirstLook = first
+	res := Evaluate(claims, analysis.UpToRound(r.samples(), first), opt)[0]
+	var open []string
+	for i, cr := range res.Checks {
+		if cr.Look != 1 && cr.Verdict != NotTestable {
+			open = append(open, []string{"b", "c", "d"}[i])
+		}
+	}
+	if len(open) > 0 {
+		for range 12 / len(open) {
+			r.addRound(open...)
+		}
+	}
+	return Evaluate(claims, r.samples(), opt)[0]
+}
+
+// TestTwoLookErrorRates simulates the two-look rule where its error rates
+// are highest: every true ratio exactly at its threshold, so that each
+// decided verdict is wrong. A check gets a wrong verdict at the first look
+// with probability ≤ α/3 and at the second with ≤ 2α/3, so "reproduced"
+// and "contradicted" must each stay within α (plus three standard errors
+// of the simulation), per check, under Gaussian and heavy-tailed noise,
+// with the number of follow-up rounds depending on which checks are open.
+func TestTwoLookErrorRates(t *testing.T) {
+	const runs, alpha, sd = 1500, 0.05, 0.02
+	limit := alpha + 3*math.Sqrt(alpha*(1-alpha)/runs)
+	for ni, nz := range noiseGens {
+		t.Run(nz.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(ni), 7))
+			count := make([]map[Verdict]int, 3)
+			for i := range count {
+				count[i] = map[Verdict]int{}
+			}
+			looks := map[int]int{}
+			for range runs {
+				r := newLooksRun(rng, nz.gen, sd, map[string]float64{"b": 1.1, "c": 1.1, "d": 1.1})
+				res := twoLooks(r, threeChecks)
+				for i, cr := range res.Checks {
+					count[i][cr.Verdict]++
+					if cr.Verdict == Reproduced || cr.Verdict == Contradicted {
+						looks[cr.Look]++
+					}
+				}
+			}
+			for i := range count {
+				for _, v := range []Verdict{Reproduced, Contradicted} {
+					rate := float64(count[i][v]) / runs
+					if rate > limit {
+						t.Errorf("check %d, truth at the threshold: %s in %d of %d runs (%.1f%% > %.1f%%)", i+1, v, count[i][v], runs, 100*rate, 100*limit)
+					}
+				}
+			}
+			t.Logf("truth at the threshold, wrong verdicts per check: %v; decided at look 1: %d, look 2: %d", count, looks[1], looks[2])
+		})
+	}
+}
+
+// TestTwoLookAgreement measures what the second look is for: two runs of
+// the same code agreeing on a check whose truth lies near its threshold.
+// With the true ratio 2.5 standard errors (of a 6-round mean) above the
+// threshold, a single look at 6 rounds decides in about two runs of three,
+// so two runs disagree often; at two looks the undecided check gets 12
+// follow-up rounds and two runs must agree in ≥ 85% of pairs, and more
+// often than at one look. The true value must also be reproduced, never
+// contradicted.
+func TestTwoLookAgreement(t *testing.T) {
+	const pairs, sd = 600, 0.02
+	truth := 1.1 * math.Exp(2.5*sd/math.Sqrt(6))
+	claims := []spec.Claim{{ID: "E", Checks: []spec.Check{{Kind: "ratio", Num: "v=b", Den: "v=a", Op: ">", Value: 1.1}}}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	noise := noiseGens[0].gen
+	oneLook := func() Verdict {
+		r := newLooksRun(rng, noise, sd, map[string]float64{"b": truth, "c": 1, "d": 1})
+		for range 6 {
+			r.addRound("b")
+		}
+		return Evaluate(claims, r.samples(), analysis.DefaultOptions())[0].Checks[0].Verdict
+	}
+	looked := func() Verdict {
+		r := newLooksRun(rng, noise, sd, map[string]float64{"b": truth, "c": 1, "d": 1})
+		return twoLooks(r, claims).Checks[0].Verdict
+	}
+	agree := func(f func() Verdict) (float64, map[Verdict]int) {
+		same, count := 0, map[Verdict]int{}
+		for range pairs {
+			a, b := f(), f()
+			count[a]++
+			count[b]++
+			if a == b {
+				same++
+			}
+		}
+		return float64(same) / pairs, count
+	}
+	one, oneCount := agree(oneLook)
+	two, twoCount := agree(looked)
+	t.Logf("true ratio %.4f against > 1.1 (σ=%.0f%% per round): agreement one look at 6 rounds %.1f%% %v; two looks %.1f%% %v", truth, 100*sd, 100*one, oneCount, 100*two, twoCount)
+	if two < 0.85 || two <= one {
+		t.Errorf("two runs agreed in %.1f%% of pairs at two looks (one look: %.1f%%); want ≥ 85%% and more than one look", 100*two, 100*one)
+	}
+	if twoCount[Contradicted] > 0 {
+		t.Errorf("a true ratio above the threshold was contradicted %d times", twoCount[Contradicted])
+	}
+}
+
+// TestLooksMeasuredSaysWhichLook checks that each check of a two-look run
+// says which look decided it, at which α.
+func TestLooksMeasuredSaysWhichLook(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := newLooksRun(rng, noiseGens[0].gen, 0.001, map[string]float64{"b": 1.5, "c": 1.1, "d": 1.1})
+	res := twoLooks(r, threeChecks)
+	if c := res.Checks[0]; c.Look != 1 || c.Verdict != Reproduced || !strings.Contains(c.Measured, "first look (rounds 1–6, α=0.0167)") {
+		t.Errorf("b/a = 1.5 against > 1.1 at σ=0.1%%: got look %d %s %q, want reproduced at the first look", c.Look, c.Verdict, c.Measured)
+	}
+	for _, c := range res.Checks[1:] {
+		if c.Look != 2 || !strings.Contains(c.Measured, "second look (all rounds, α=0.0333)") {
+			t.Errorf("a ratio at its threshold: got look %d %q, want the second look", c.Look, c.Measured)
+		}
+	}
+	if want := fmt.Sprintf("at one-sided α=%.3g", 0.05/3); !strings.Contains(LookRule(0.05, 6), want) {
+		t.Errorf("LookRule does not state the first look's α: %s", LookRule(0.05, 6))
+	}
+}

@@ -1,0 +1,45 @@
+package findings
+
+import (
+	"encoding/json"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/store"
+)
+
+// Sampling is how a run's rounds were sampled, as far as its analysis must
+// know. The engine stores it in the run's note (beside the plan it needs
+// to resume the run), and [Read] applies it, so that every output analyses
+// a run under the rule its sampling calls for.
+type Sampling struct {
+	// Sequential marks a run whose later rounds were sampled until its
+	// checks were decided: its paired comparisons need anytime-valid
+	// intervals (analysis.Options.Anytime).
+	Sequential bool `json:"sequential,omitempty"`
+	// FirstLook is the round after which a run of fixed rounds judged its
+	// claim checks and ran follow-up rounds of the cells of the undecided
+	// ones: its checks are judged at two looks (claim.LookRule,
+	// analysis.Options.FirstLook).
+	FirstLook int `json:"first_look,omitempty"`
+}
+
+// SamplingOf reads a stored run's sampling from its note; a run without one
+// (or with a note that is not JSON) was sampled in fixed rounds.
+func SamplingOf(run *store.Run) Sampling {
+	var s Sampling
+	if run != nil {
+		_ = json.Unmarshal([]byte(run.Note), &s)
+	}
+	return s
+}
+
+// Options returns opt set for analysing a run sampled this way.
+func (s Sampling) Options(opt analysis.Options) analysis.Options {
+	if s.Sequential {
+		opt.Anytime = true
+	}
+	if s.FirstLook > 0 && !s.Sequential {
+		opt.FirstLook = s.FirstLook
+	}
+	return opt
+}
