@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
@@ -14,8 +15,9 @@ import (
 func Counted(ch spec.Check) bool { return !ch.Context && ch.Kind != "profile" }
 
 // Depends returns the indexes of the cells whose samples the check reads:
-// the cells matching Where together with Num or Den (ratio), Num (value),
-// A or B (crossover), or A (knee). A profile check reads profiles, not timed
+// the cells matching Where together with Num or Den (ratio), Num (value,
+// correlation), A or B (crossover), A (knee), or Num or Den with A or B
+// (contrast). A profile check reads profiles, not timed
 // samples, and depends on no cell. Only the keys a cell's name has (its
 // benchmark, config and axis levels) select cells: a "procs" pair is
 // ignored (a cell runs every -test.cpu value), and so is a key of the
@@ -24,21 +26,8 @@ func Counted(ch spec.Check) bool { return !ch.Context && ch.Kind != "profile" }
 // parse selects nothing (the check is then not testable and needs no
 // rounds).
 func Depends(ch spec.Check, cells []plan.Cell) []int {
-	var sides []string
-	switch ch.Kind {
-	case "ratio":
-		sides = []string{ch.Num, ch.Den}
-	case "value":
-		sides = []string{ch.Num}
-	case "crossover":
-		sides = []string{ch.A, ch.B}
-	case "knee":
-		sides = []string{ch.A}
-	default:
-		return nil
-	}
-	where, err := spec.ParseSelector(ch.Where)
-	if err != nil {
+	sets, ok := selectors(ch)
+	if !ok {
 		return nil
 	}
 	cellKeys := map[string]bool{"bench": true, "config": true}
@@ -50,13 +39,9 @@ func Depends(ch spec.Check, cells []plan.Cell) []int {
 		}
 	}
 	var sels [][][2]string
-	for _, side := range sides {
-		kv, err := spec.ParseSelector(side)
-		if err != nil {
-			return nil
-		}
+	for _, set := range sets {
 		var sel [][2]string
-		for _, p := range append(append([][2]string(nil), where...), kv...) {
+		for _, p := range set {
 			if cellKeys[p[0]] {
 				sel = append(sel, p)
 			}
@@ -74,4 +59,94 @@ func Depends(ch spec.Check, cells []plan.Cell) []int {
 		}
 	}
 	return out
+}
+
+// DependsOn is [Depends] narrowed by the samples a run holds: the cells
+// that produced a sample the check's selectors match (a cell produces the
+// samples whose names extend its own, in its config), or Depends when no
+// sample matches yet. A check that selects by a key its cells produce
+// inside (gateway's "variant=cow", which only BenchmarkMap's cells
+// produce) then names just the cells it reads.
+func DependsOn(ch spec.Check, cells []plan.Cell, samples []*analysis.Sample) []int {
+	sets, ok := selectors(ch)
+	if !ok {
+		return nil
+	}
+	index := make(map[string]int, len(cells))
+	for i, c := range cells {
+		index[c.Config+"\x00"+c.Name()] = i
+	}
+	seen := map[int]bool{}
+	for _, s := range samples {
+		matched := false
+		for _, sel := range sets {
+			if s.Matches(sel) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			continue
+		}
+		full := s.Name.Cell()
+		for end := len(full); end > 0; end = strings.LastIndexByte(full[:end], '/') {
+			if i, ok := index[s.Config+"\x00"+full[:end]]; ok {
+				seen[i] = true
+				break
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return Depends(ch, cells)
+	}
+	out := make([]int, 0, len(seen))
+	for i := range seen {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// selectors returns the check's selector sets, each the key=value pairs
+// one side of the check reads (Where with Num or Den, A or B), without
+// "procs" (a cell runs every -test.cpu value); ok is false for a kind that
+// reads no cells (profile) or a selector that does not parse.
+func selectors(ch spec.Check) (sets [][][2]string, ok bool) {
+	var sides [][]string
+	switch ch.Kind {
+	case "ratio":
+		sides = [][]string{{ch.Num}, {ch.Den}}
+	case "value", "correlation":
+		sides = [][]string{{ch.Num}}
+	case "crossover":
+		sides = [][]string{{ch.A}, {ch.B}}
+	case "knee":
+		sides = [][]string{{ch.A}}
+	case "contrast":
+		sides = [][]string{{ch.Num, ch.A}, {ch.Den, ch.A}, {ch.Num, ch.B}, {ch.Den, ch.B}}
+	default:
+		return nil, false
+	}
+	where, err := spec.ParseSelector(ch.Where)
+	if err != nil {
+		return nil, false
+	}
+	for _, side := range sides {
+		set := append([][2]string(nil), where...)
+		for _, sel := range side {
+			kv, err := spec.ParseSelector(sel)
+			if err != nil {
+				return nil, false
+			}
+			set = append(set, kv...)
+		}
+		var out [][2]string
+		for _, p := range set {
+			if p[0] != "procs" {
+				out = append(out, p)
+			}
+		}
+		sets = append(sets, out)
+	}
+	return sets, true
 }

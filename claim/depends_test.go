@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 )
@@ -52,5 +53,32 @@ func TestDepends(t *testing.T) {
 	}
 	if Counted(spec.Check{Kind: "ratio", Context: true}) || Counted(spec.Check{Kind: "profile"}) || !Counted(spec.Check{Kind: "knee"}) {
 		t.Error("Counted: context and profile checks must not count as decidable by rounds; a knee check must")
+	}
+}
+
+// TestDependsOn narrows a check that selects by a key its cells produce
+// inside to the cells whose samples match, as gateway's map checks select
+// variant=cow, which only BenchmarkMap's cells produce.
+func TestDependsOn(t *testing.T) {
+	p := plan.New([]string{"BenchmarkMap", "BenchmarkLog"}, []plan.Axis{{Key: "sweep", Values: []string{"0", "1"}}}, []string{"default"}, 1, 1)
+	sample := func(name string) *analysis.Sample {
+		return &analysis.Sample{Config: "default", Name: analysis.ParseName(name), Unit: "sec/op", Values: []float64{1}, Rounds: []int{1}}
+	}
+	samples := []*analysis.Sample{
+		sample("BenchmarkMap/sweep=1/variant=cow/gomaxprocs=2-2"),
+		sample("BenchmarkMap/sweep=1/variant=syncmap/gomaxprocs=2-2"),
+		sample("BenchmarkLog/sweep=0/variant=ring"),
+	}
+	ch := spec.Check{Kind: "ratio", Where: "sweep=1,gomaxprocs=2", Num: "variant=cow", Den: "variant=syncmap"}
+	var got []string
+	for _, i := range DependsOn(ch, p.Cells, samples) {
+		got = append(got, p.Cells[i].String())
+	}
+	if want := []string{"BenchmarkMap/sweep=1 @default"}; !slices.Equal(got, want) {
+		t.Errorf("DependsOn = %q, want %q", got, want)
+	}
+	// Without samples it falls back to Depends: every benchmark at sweep=1.
+	if n := len(DependsOn(ch, p.Cells, nil)); n != 2 {
+		t.Errorf("DependsOn without samples selects %d cells, want the 2 cells at sweep=1", n)
 	}
 }

@@ -543,7 +543,7 @@ func (r *rounds) judge(ctx context.Context) ([]status, error) {
 			if !claim.Counted(ch) || cr.Verdict == claim.NotTestable {
 				continue
 			}
-			st := status{label: fmt.Sprintf("%s check %d", c.ID, i+1), cells: claim.Depends(ch, r.plan.Cells),
+			st := status{label: fmt.Sprintf("%s check %d", c.ID, i+1), cells: claim.DependsOn(ch, r.plan.Cells, samples),
 				verdict: string(cr.Verdict), interval: cr.Measured, decided: cr.Verdict != claim.Inconclusive, more: -1, hw: math.Inf(1)}
 			st.more = checkMore(cr, roundsOf(samples, st.cells, r.plan.Cells))
 			out = append(out, st)

@@ -29,7 +29,7 @@ import (
 // read a few cells of a sweep, so follow-up rounds are cheap.
 const (
 	followUpFactor = 2
-	followUpShare  = 0.25
+	followUpShare  = 0.2
 )
 
 // followsUp reports whether a new run of fixed rounds gets follow-up
@@ -68,7 +68,8 @@ func (r *rounds) followUp(ctx context.Context) error {
 	var open []string
 	cells := map[int]bool{}
 	counted := 0
-	for _, c := range claim.Evaluate(r.opt.Spec.Claims, analysis.Collect(results), opt) {
+	samples := analysis.Collect(results)
+	for _, c := range claim.Evaluate(r.opt.Spec.Claims, samples, opt) {
 		sc := r.opt.Spec.Claims[claimIndex(r.opt.Spec.Claims, c.ID)]
 		for i, cr := range c.Checks {
 			if i >= len(sc.Checks) || !claim.Counted(sc.Checks[i]) || cr.Verdict == claim.NotTestable {
@@ -78,7 +79,7 @@ func (r *rounds) followUp(ctx context.Context) error {
 			if cr.Look == 1 {
 				continue
 			}
-			dep := claim.Depends(sc.Checks[i], r.plan.Cells)
+			dep := claim.DependsOn(sc.Checks[i], r.plan.Cells, samples)
 			if len(dep) == 0 {
 				continue
 			}
