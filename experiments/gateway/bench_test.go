@@ -228,7 +228,7 @@ const (
 	logRate      = 2000
 	logStep      = 500 * time.Millisecond
 	logLateAfter = 2 * time.Millisecond
-	logAttempts  = 2
+	logAttempts  = 4
 )
 
 // BenchmarkLog serves GET /order/<id> on 127.0.0.1, each request writing

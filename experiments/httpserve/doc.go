@@ -69,8 +69,8 @@
 // exceeding its idle limit, per request).
 //
 // A step the generator limited (late dispatches or its CPU saturated, see
-// driver/load's Health) is repeated once and then skipped with the reason,
-// never recorded as the service's result. Two exceptions, both safe: a
+// driver/load's Health) is repeated, up to four attempts in all, and then
+// skipped with the reason, never recorded as the service's result. Two exceptions, both safe: a
 // knee probe that met the SLO at the full rate despite a late generator
 // passes (lateness only adds latency), and the steady step keeps its CPU
 // shares and per-request costs, but not its latency figures, when the
