@@ -2,6 +2,9 @@ package findings
 
 import (
 	"encoding/json"
+	"strconv"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/store"
@@ -42,4 +45,22 @@ func (s Sampling) Options(opt analysis.Options) analysis.Options {
 		opt.FirstLook = s.FirstLook
 	}
 	return opt
+}
+
+// Planned returns the results of the run's planned rounds: for a run with
+// follow-up rounds, rounds 1..FirstLook, which every output other than the
+// claim checks reads (follow-up rounds measure only a few cells);
+// otherwise results unchanged.
+func (s Sampling) Planned(results []*benchfmt.Result) []*benchfmt.Result {
+	if s.FirstLook <= 0 || s.Sequential {
+		return results
+	}
+	out := make([]*benchfmt.Result, 0, len(results))
+	for _, r := range results {
+		if k, err := strconv.Atoi(r.GetConfig("round")); err == nil && k > s.FirstLook {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
@@ -85,6 +86,7 @@ func Load(ctx context.Context, db *store.DB, benchmark string, opt LoadOptions) 
 		if err != nil {
 			return nil, fmt.Errorf("reading run %d: %w", r.ID, err)
 		}
+		results = findings.SamplingOf(&r).Planned(results)
 		f := found{run: r, samples: map[string]*analysis.Sample{}}
 		for _, s := range analysis.Collect(results) {
 			if s.Name.Full != name && WithoutProcs(s.Name.Full) != name {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
@@ -163,6 +164,7 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 			if sd.results, err = db.Results(ctx, id); err != nil {
 				return nil, err
 			}
+			sd.results = findings.SamplingOf(run).Planned(sd.results)
 			if sd.env, err = db.Env(ctx, id); err != nil {
 				return nil, err
 			}
