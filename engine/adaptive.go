@@ -416,7 +416,7 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 			case runErr != nil && runErr.NoResults:
 				// It skipped itself this round (see runAll): a missing sample, not a failure.
 				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(),
-					Reason: "skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): " + runErr.Reason})
+					Reason: noResultReason + runErr.Reason})
 				skipped++
 			default:
 				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})

@@ -568,7 +568,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 					// the generator limited). Its sample is missing, listed
 					// every round it happens; it is not a failure.
 					skipped = append(skipped, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(),
-						Reason: "skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): " + runErr.Reason})
+						Reason: noResultReason + runErr.Reason})
 					continue
 				}
 				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})
@@ -593,6 +593,10 @@ func (r *rounds) runAll(ctx context.Context) error {
 	r.plannedElapsed = time.Since(start)
 	return nil
 }
+
+// noResultReason begins the failure row of a cell that exited cleanly
+// without a result in a round: a missing sample, not a failure.
+const noResultReason = "skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): "
 
 // runCell runs one cell and labels its results with the config name (a
 // file key, which benchstat tables by) and the round (an internal key,
