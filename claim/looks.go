@@ -40,9 +40,9 @@ func LookRule(alpha float64, firstLook int) string {
 		firstLook, a1, a2, alpha, firstLook)
 }
 
-// lookOptions returns the options of the first and the second look: α and
+// LookOptions returns the options of the first and the second look: α and
 // 1 − confidence scaled by each look's share.
-func lookOptions(opt analysis.Options) (first, second analysis.Options) {
+func LookOptions(opt analysis.Options) (first, second analysis.Options) {
 	opt.FirstLook = 0
 	first, second = opt, opt
 	first.Alpha, second.Alpha = FirstLookShare*opt.Alpha, (1-FirstLookShare)*opt.Alpha
@@ -54,7 +54,7 @@ func lookOptions(opt analysis.Options) (first, second analysis.Options) {
 // evaluateLooks judges claim c at two looks: on the samples of rounds
 // 1..opt.FirstLook, then on all samples.
 func evaluateLooks(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, profiles []CellProfile) Result {
-	first, second := lookOptions(opt)
+	first, second := LookOptions(opt)
 	r1 := evaluate(c, analysis.UpToRound(samples, opt.FirstLook), first, profiles)
 	r2 := evaluate(c, samples, second, profiles)
 	if len(r1.Checks) != len(r2.Checks) {

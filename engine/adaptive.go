@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -401,29 +400,17 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 			continue
 		}
 		out, err := r.runCell(ctx, bin, cell, round)
-		var runErr *gotest.RunError
-		if err != nil && len(out) > 0 && !errors.As(err, &runErr) {
-			failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: "malformed output ignored: " + err.Error()})
-			err = nil
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			switch {
-			case errors.As(err, &runErr) && runErr.Skipped:
-				// Not applicable: noted once, in the planned rounds.
-			case runErr != nil && runErr.NoResults:
-				// It skipped itself this round (see runAll): a missing sample, not a failure.
-				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(),
-					Reason: noResultReason + runErr.Reason})
+		keep, row, skip := cellOutcome(cell, round, out, err, false)
+		results = append(results, keep...)
+		if row != nil {
+			failures = append(failures, *row)
+			if skip {
 				skipped++
-			default:
-				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})
 			}
-			continue
 		}
-		results = append(results, out...)
 	}
 	failures = append(failures, r.meas.drain()...)
 	if err := r.opt.DB.AddRound(ctx, r.runID, round, results); err != nil {

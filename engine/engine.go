@@ -543,38 +543,18 @@ func (r *rounds) runAll(ctx context.Context) error {
 			out, err := r.runCell(ctx, bin, cell, round)
 			r.timeCell(ci, time.Since(cellStart))
 			cellsRun++
-			var runErr *gotest.RunError
-			if err != nil && len(out) > 0 && !errors.As(err, &runErr) {
-				// The binary succeeded but printed some malformed lines: keep
-				// the good results and record the rest.
-				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: "malformed output ignored: " + err.Error()})
-				err = nil
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err()
 			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				if errors.As(err, &runErr) && runErr.Skipped {
-					// Not applicable here (e.g. needs another GOEXPERIMENT): noted once, not a failure.
-					if round == firstRound {
-						skipped = append(skipped, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: runErr.Reason})
-					}
-					continue
-				}
-				if runErr != nil && runErr.NoResults {
-					// The selection was checked before round 1, so the
-					// benchmark exists: exiting cleanly without a result
-					// means it skipped itself this round (e.g. a load step
-					// the generator limited). Its sample is missing, listed
-					// every round it happens; it is not a failure.
-					skipped = append(skipped, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(),
-						Reason: noResultReason + runErr.Reason})
-					continue
-				}
-				failures = append(failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: err.Error()})
-				continue
+			keep, row, skip := cellOutcome(cell, round, out, err, round == firstRound)
+			results = append(results, keep...)
+			switch {
+			case row == nil:
+			case skip:
+				skipped = append(skipped, *row)
+			default:
+				failures = append(failures, *row)
 			}
-			results = append(results, out...)
 		}
 		failures = append(failures, r.meas.drain()...)
 		if err := r.opt.DB.AddRoundOn(ctx, r.runID, round, r.opt.Shard.machine(), results); err != nil {
@@ -594,9 +574,39 @@ func (r *rounds) runAll(ctx context.Context) error {
 	return nil
 }
 
-// noResultReason begins the failure row of a cell that exited cleanly
-// without a result in a round: a missing sample, not a failure.
-const noResultReason = "skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): "
+// cellOutcome sorts one run of a cell in a round into the results to keep
+// and the row to record (nil for none); skip marks a row that notes a
+// missing sample, not a failure. Planned and later rounds sort alike:
+//   - the binary succeeded but printed some malformed lines: the good
+//     results are kept and the rest recorded as a failure;
+//   - not applicable here (e.g. needs another GOEXPERIMENT): a skip,
+//     noted only when note is set (the first round run);
+//   - exited cleanly without a result: the selection was checked before
+//     round 1, so the benchmark skipped itself this round (e.g. a load
+//     step the generator limited); its sample is missing, listed every
+//     round it happens;
+//   - any other error: a failure.
+func cellOutcome(cell plan.Cell, round int, out []*benchfmt.Result, err error, note bool) (keep []*benchfmt.Result, row *store.Failure, skip bool) {
+	fail := func(reason string) *store.Failure {
+		return &store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: reason}
+	}
+	var runErr *gotest.RunError
+	isRunErr := errors.As(err, &runErr)
+	switch {
+	case err == nil:
+		return out, nil, false
+	case len(out) > 0 && !isRunErr:
+		return out, fail("malformed output ignored: " + err.Error()), false
+	case isRunErr && runErr.Skipped:
+		if !note {
+			return nil, nil, true
+		}
+		return nil, fail(runErr.Reason), true
+	case isRunErr && runErr.NoResults:
+		return nil, fail("skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): " + runErr.Reason), true
+	}
+	return nil, fail(err.Error()), false
+}
 
 // runCell runs one cell and labels its results with the config name (a
 // file key, which benchstat tables by) and the round (an internal key,

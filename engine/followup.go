@@ -63,20 +63,21 @@ func (r *rounds) followUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := analysis.DefaultOptions()
-	opt.FirstLook = n
+	// Every stored round is a planned one here: the first look's options
+	// judge them as the analysis will (claim.LookOptions).
+	first, _ := claim.LookOptions(analysis.DefaultOptions())
 	var open []string
 	cells := map[int]bool{}
 	counted := 0
 	samples := analysis.Collect(results)
-	for _, c := range claim.Evaluate(r.opt.Spec.Claims, samples, opt) {
+	for _, c := range claim.Evaluate(r.opt.Spec.Claims, samples, first) {
 		sc := r.opt.Spec.Claims[claimIndex(r.opt.Spec.Claims, c.ID)]
 		for i, cr := range c.Checks {
 			if i >= len(sc.Checks) || !claim.Counted(sc.Checks[i]) || cr.Verdict == claim.NotTestable {
 				continue
 			}
 			counted++
-			if cr.Look == 1 {
+			if cr.Verdict == claim.Reproduced || cr.Verdict == claim.Contradicted {
 				continue
 			}
 			dep := claim.DependsOn(sc.Checks[i], r.plan.Cells, samples)

@@ -107,7 +107,7 @@ func TestFollowUpRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Looks == "" || f.RoundsDone != 6 || f.FollowUp.Rounds != res.RoundsDone-6 || f.FollowUp.Cells != 2 {
+	if f.Looks == "" || f.RoundsDone != 6 || f.FollowUp.Rounds != res.RoundsDone-6 || f.FollowUp.Results != 2 {
 		t.Errorf("findings: looks %q, rounds %d, follow-up %+v; want the two-look rule, 6 planned rounds and %d follow-up rounds of 2 cells",
 			f.Looks, f.RoundsDone, f.FollowUp, res.RoundsDone-6)
 	}

@@ -78,7 +78,7 @@ type Run struct {
 	// rounds 1..Opt.FirstLook.
 	Looks string
 	// FollowUp counts the follow-up rounds after the first look and the
-	// cells they ran.
+	// benchmark results they measured.
 	FollowUp FollowUp
 	Machines *Machines              // nil unless the rounds came from several machines
 	higher   func(unit string) bool // see HigherIsBetter
@@ -198,11 +198,11 @@ func Of(in Input) *Run {
 
 // FollowUp is what ran after a run's first look.
 type FollowUp struct {
-	Rounds int // rounds after the first look
-	Cells  int // distinct cells (config and name) measured in them
+	Rounds  int // rounds after the first look
+	Results int // distinct benchmark results (config and full name) measured in them
 }
 
-// followUp counts the rounds after round n and the cells measured in them.
+// followUp counts the rounds after round n and the results measured in them.
 func followUp(samples []*analysis.Sample, n int) FollowUp {
 	var fu FollowUp
 	cells := map[string]bool{}
@@ -214,7 +214,7 @@ func followUp(samples []*analysis.Sample, n int) FollowUp {
 			}
 		}
 	}
-	fu.Cells = len(cells)
+	fu.Results = len(cells)
 	return fu
 }
 

@@ -86,19 +86,13 @@ func checkVerdict(c claim.CheckResult) string {
 	return string(c.Verdict) + look
 }
 
-// lookSplit and lookLevels qualify the claims paragraph of a two-look run.
-func lookSplit(f *findings.Run) string {
+// lookWords qualify the claims paragraph of a two-look run: the split of
+// α and the levels of the intervals.
+func lookWords(f *findings.Run) (split, levels string) {
 	if f.Looks == "" {
-		return ""
+		return "", ""
 	}
-	return " in all, split over two looks"
-}
-
-func lookLevels(f *findings.Run) string {
-	if f.Looks == "" {
-		return ""
-	}
-	return " for a single look, wider at each of the two"
+	return " in all, split over two looks", " for a single look, wider at each of the two"
 }
 
 // looksLine is a run's two-look rule and what its follow-up rounds ran;
@@ -107,7 +101,7 @@ func looksLine(f *findings.Run) string {
 	if f.Looks == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s This run: %d follow-up rounds of %d benchmark results.", f.Looks, f.FollowUp.Rounds, f.FollowUp.Cells)
+	return fmt.Sprintf("%s This run: %d follow-up rounds of %d benchmark results.", f.Looks, f.FollowUp.Rounds, f.FollowUp.Results)
 }
 
 func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
@@ -115,8 +109,9 @@ func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 		return nil
 	}
 	s := &Section{ID: "claims", Title: "Claims"}
+	split, levels := lookWords(f)
 	s.Blocks = append(s.Blocks,
-		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g%s: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%)%s. Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, lookSplit(f), f.CheckConfidence*100, f.Opt.Confidence*100, lookLevels(f))),
+		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g%s: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%)%s. Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, split, f.CheckConfidence*100, f.Opt.Confidence*100, levels)),
 		para(Rule))
 	if l := looksLine(f); l != "" {
 		s.Blocks = append(s.Blocks, para(l))
