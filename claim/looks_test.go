@@ -57,10 +57,12 @@ var threeChecks = []spec.Claim{{ID: "E", Checks: []spec.Check{
 
 // twoLooks simulates a run judged at two looks, as the engine runs it: 6
 // planned rounds of every cell, a first look, then follow-up rounds of only
-// the cells of the checks still undecided. The number of follow-up rounds
-// is set by the time those cells take, as a time allowance does: 12 rounds
-// for one open check's cell, 6 for two, 3 for three — so it depends on the
-// data through which checks are open, the way it does in a real run.
+// the cells of the checks still undecided, each check its own number of
+// rounds shared out of a time allowance as the engine does (max-min fair):
+// b's cell costs 1 unit a round, c's 2 and d's 3, the allowance is 12 units
+// and no check gets more than 12 rounds. So a check's rounds depend on the
+// data through which checks are open (b alone gets 12; b, c and d get 2
+// each), the way they do in a real run.
 func twoLooks(r *looksRun, claims []spec.Claim) Result {
 	const first = 6
 	for range first {
@@ -69,16 +71,44 @@ func twoLooks(r *looksRun, claims []spec.Claim) Result {
 	opt := analysis.DefaultOptions()
 	opt.FirstLook = first
 	res := Evaluate(claims, analysis.UpToRound(r.samples(), first), opt)[0]
+	cost := map[string]int{"b": 1, "c": 2, "d": 3}
+	rounds := map[string]int{}
 	var open []string
 	for i, cr := range res.Checks {
 		if cr.Look != 1 && cr.Verdict != NotTestable {
 			open = append(open, []string{"b", "c", "d"}[i])
 		}
 	}
-	if len(open) > 0 {
-		for range 12 / len(open) {
-			r.addRound(open...)
+	done := map[string]bool{}
+	for spent := 0; ; {
+		next := ""
+		for _, v := range open {
+			if !done[v] && (next == "" || rounds[v] < rounds[next]) {
+				next = v
+			}
 		}
+		if next == "" {
+			break
+		}
+		if spent+cost[next] > 12 {
+			done[next] = true
+			continue
+		}
+		spent += cost[next]
+		rounds[next]++
+		done[next] = rounds[next] >= 2*first
+	}
+	for k := 1; k <= 2*first; k++ {
+		var cells []string
+		for _, v := range open {
+			if rounds[v] >= k {
+				cells = append(cells, v)
+			}
+		}
+		if len(cells) == 0 {
+			break
+		}
+		r.addRound(cells...)
 	}
 	return Evaluate(claims, r.samples(), opt)[0]
 }
@@ -89,7 +119,8 @@ func twoLooks(r *looksRun, claims []spec.Claim) Result {
 // with probability ≤ α/3 and at the second with ≤ 2α/3, so "reproduced"
 // and "contradicted" must each stay within α (plus three standard errors
 // of the simulation), per check, under Gaussian and heavy-tailed noise,
-// with the number of follow-up rounds depending on which checks are open.
+// with each check's number of follow-up rounds depending on which checks
+// are open.
 func TestTwoLookErrorRates(t *testing.T) {
 	const runs, alpha, sd = 1500, 0.05, 0.02
 	limit := alpha + 3*math.Sqrt(alpha*(1-alpha)/runs)

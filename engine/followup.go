@@ -23,10 +23,11 @@ import (
 // planned few, so two runs of the same code agree on it far more often.
 //
 // The number of follow-up rounds is fixed before they start, from time
-// alone: at most followUpFactor times the planned rounds, and no more
-// than fit followUpShare of the planned rounds' wall time at what those
-// cells took per round. It never depends on an estimate. Checks usually
-// read a few cells of a sweep, so follow-up rounds are cheap.
+// alone, for each undecided check (allot): at most followUpFactor times
+// the planned rounds, and together no more than fit followUpShare of the
+// planned rounds' wall time at what the cells took per round. It never
+// depends on an estimate. Checks usually read a few cells of a sweep, so
+// follow-up rounds are cheap.
 const (
 	followUpFactor = 2
 	followUpShare  = 0.2
@@ -48,6 +49,56 @@ func (r *rounds) timeCell(ci int, d time.Duration) {
 	r.cellRuns[ci]++
 }
 
+// allot shares a time allowance among the undecided checks, each reading
+// the cells checks[j], as numbers of follow-up rounds: max-min fair, so
+// that one expensive check (a sweep's crossover) does not hold a cheap one
+// (a single cell's ratio) to the rounds it can afford itself. Rounds are
+// handed out one at a time to the check with the fewest so far that is not
+// yet at most and whose next round still fits; a cell that several checks
+// read runs as many rounds as the most of them (cell), and costs once per
+// round. A check reading a cell of unknown cost gets none. The result
+// depends on the costs and on which checks are open, never on an estimate.
+func allot(checks [][]int, cost map[int]time.Duration, allowance time.Duration, most int) (rounds []int, cell map[int]int) {
+	rounds, cell = make([]int, len(checks)), map[int]int{}
+	done := make([]bool, len(checks))
+	for j, cells := range checks {
+		for _, ci := range cells {
+			if cost[ci] <= 0 {
+				done[j] = true
+			}
+		}
+		done[j] = done[j] || len(cells) == 0 || most <= 0
+	}
+	var spent time.Duration
+	for {
+		j := -1
+		for k := range checks {
+			if !done[k] && (j < 0 || rounds[k] < rounds[j]) {
+				j = k
+			}
+		}
+		if j < 0 {
+			return rounds, cell
+		}
+		var more time.Duration // what one more round of check j adds
+		for _, ci := range checks[j] {
+			if cell[ci] == rounds[j] {
+				more += cost[ci]
+			}
+		}
+		if spent+more > allowance {
+			done[j] = true
+			continue
+		}
+		spent += more
+		rounds[j]++
+		for _, ci := range checks[j] {
+			cell[ci] = max(cell[ci], rounds[j])
+		}
+		done[j] = rounds[j] >= most
+	}
+}
+
 // followUp takes the first look and runs the follow-up rounds.
 func (r *rounds) followUp(ctx context.Context) error {
 	n := r.firstLook
@@ -66,9 +117,11 @@ func (r *rounds) followUp(ctx context.Context) error {
 	// Every stored round is a planned one here: the first look's options
 	// judge them as the analysis will (claim.LookOptions).
 	first, _ := claim.LookOptions(analysis.DefaultOptions())
-	var open []string
-	cells := map[int]bool{}
-	counted := 0
+	var (
+		open    []string
+		reads   [][]int
+		counted int
+	)
 	samples := analysis.Collect(results)
 	for _, c := range claim.Evaluate(r.opt.Spec.Claims, samples, first) {
 		sc := r.opt.Spec.Claims[claimIndex(r.opt.Spec.Claims, c.ID)]
@@ -80,55 +133,80 @@ func (r *rounds) followUp(ctx context.Context) error {
 			if cr.Verdict == claim.Reproduced || cr.Verdict == claim.Contradicted {
 				continue
 			}
-			dep := claim.DependsOn(sc.Checks[i], r.plan.Cells, samples)
-			if len(dep) == 0 {
-				continue
-			}
-			open = append(open, fmt.Sprintf("%s.%d", c.ID, i+1))
-			for _, ci := range dep {
+			var cells []int
+			for _, ci := range claim.DependsOn(sc.Checks[i], r.plan.Cells, samples) {
 				if _, ok := r.bins[r.plan.Cells[ci].Config]; ok {
-					cells[ci] = true
+					cells = append(cells, ci)
 				}
+			}
+			if len(cells) > 0 {
+				open = append(open, fmt.Sprintf("%s.%d", c.ID, i+1))
+				reads = append(reads, cells)
 			}
 		}
 	}
-	if len(open) == 0 || len(cells) == 0 {
+	if len(open) == 0 {
 		fmt.Fprintf(r.progress, "perflab: first look after %d rounds: all %d testable counted checks decided; no follow-up rounds\n", n, counted)
 		return nil
 	}
-	order := make([]int, 0, len(cells))
-	var perRound time.Duration
-	for ci := range cells {
-		order = append(order, ci)
-		if k := r.cellRuns[ci]; k > 0 {
-			perRound += r.cellWall[ci] / time.Duration(k)
+	cost := map[int]time.Duration{}
+	for _, cells := range reads {
+		for _, ci := range cells {
+			if k := r.cellRuns[ci]; k > 0 {
+				cost[ci] = r.cellWall[ci] / time.Duration(k)
+			}
 		}
 	}
-	slices.Sort(order)
 	allowance := time.Duration(followUpShare * float64(r.plannedElapsed))
-	rounds := followUpFactor * n
-	if perRound > 0 {
-		rounds = min(rounds, int(allowance/perRound))
-	} else {
-		rounds = 0 // no measured cost (every planned round was stored before a resume)
+	perCheck, perCell := allot(reads, cost, allowance, followUpFactor*n)
+	rounds := 0
+	for _, k := range perCell {
+		rounds = max(rounds, k)
 	}
-	head := fmt.Sprintf("perflab: first look after %d rounds: %d of %d testable counted checks undecided (%s)", n, len(open), counted, strings.Join(open, ", "))
+	head := fmt.Sprintf("perflab: first look after %d rounds: %d of %d testable counted checks undecided", n, len(open), counted)
 	if rounds == 0 {
-		fmt.Fprintf(r.progress, "%s; a round of their %d cells takes %s, over the follow-up allowance %s (%.0f%% of the planned rounds): no follow-up rounds\n",
-			head, len(order), perRound.Round(time.Millisecond), allowance.Round(time.Second), 100*followUpShare)
+		fmt.Fprintf(r.progress, "%s (%s); a round of any one's cells takes more than the follow-up allowance %s (%.0f%% of the planned rounds): no follow-up rounds\n",
+			head, strings.Join(open, ", "), allowance.Round(time.Second), 100*followUpShare)
 		return nil
 	}
-	fmt.Fprintf(r.progress, "%s: %d follow-up rounds of their %d cells (≈%s each)\n", head, rounds, len(order), perRound.Round(time.Millisecond))
+	fmt.Fprintf(r.progress, "%s; follow-up rounds within %s: %s\n", head, allowance.Round(time.Second), allotment(open, perCheck))
 	start := time.Now()
 	for k := 1; k <= rounds; k++ {
+		var cells []int
+		for ci, m := range perCell {
+			if m >= k {
+				cells = append(cells, ci)
+			}
+		}
+		slices.Sort(cells)
 		round := n + k
-		if err := r.runRound(ctx, round, r.plan.OrderOf(round, order)); err != nil {
+		if err := r.runRound(ctx, round, r.plan.OrderOf(round, cells)); err != nil {
 			return err
 		}
 		if r.opt.Verbose || !isTerminal(r.progress) || k == rounds {
-			fmt.Fprintf(r.progress, "perflab: follow-up round %d/%d stored (round %d), %s elapsed\n", k, rounds, round, time.Since(start).Round(time.Second))
+			fmt.Fprintf(r.progress, "perflab: follow-up round %d/%d stored (round %d, %d cells), %s elapsed\n", k, rounds, round, len(cells), time.Since(start).Round(time.Second))
 		}
 	}
 	r.res.RoundsTotal = n + rounds
 	return nil
+}
+
+// allotment says how many follow-up rounds each open check gets, checks of
+// the same number together: "12 for E2.1, E2.2; 3 for D5.3".
+func allotment(open []string, rounds []int) string {
+	by := map[int][]string{}
+	for j, id := range open {
+		by[rounds[j]] = append(by[rounds[j]], id)
+	}
+	ks := make([]int, 0, len(by))
+	for k := range by {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	slices.Reverse(ks)
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%d for %s", k, strings.Join(by[k], ", "))
+	}
+	return strings.Join(parts, "; ")
 }
