@@ -59,10 +59,10 @@ var threeChecks = []spec.Claim{{ID: "E", Checks: []spec.Check{
 // planned rounds of every cell, a first look, then follow-up rounds of only
 // the cells of the checks still undecided, each check its own number of
 // rounds shared out of a time allowance as the engine does (max-min fair):
-// b's cell costs 1 unit a round, c's 2 and d's 3, the allowance is 12 units
-// and no check gets more than 12 rounds. So a check's rounds depend on the
-// data through which checks are open (b alone gets 12; b, c and d get 2
-// each), the way they do in a real run.
+// b's cell costs 1 unit a round, c's 2 and d's 3, the allowance is 24 units
+// and no check gets more than four times the planned rounds. So a check's
+// rounds depend on the data through which checks are open (b alone gets
+// 24; b, c and d get 4 each), the way they do in a real run.
 func twoLooks(r *looksRun, claims []spec.Claim) Result {
 	const first = 6
 	for range first {
@@ -90,15 +90,15 @@ func twoLooks(r *looksRun, claims []spec.Claim) Result {
 		if next == "" {
 			break
 		}
-		if spent+cost[next] > 12 {
+		if spent+cost[next] > 24 {
 			done[next] = true
 			continue
 		}
 		spent += cost[next]
 		rounds[next]++
-		done[next] = rounds[next] >= 2*first
+		done[next] = rounds[next] >= 4*first
 	}
-	for k := 1; k <= 2*first; k++ {
+	for k := 1; k <= 4*first; k++ {
 		var cells []string
 		for _, v := range open {
 			if rounds[v] >= k {
@@ -159,7 +159,7 @@ func TestTwoLookErrorRates(t *testing.T) {
 // the same code agreeing on a check whose truth lies near its threshold.
 // With the true ratio 2.5 standard errors (of a 6-round mean) above the
 // threshold, a single look at 6 rounds decides in about two runs of three,
-// so two runs disagree often; at two looks the undecided check gets 12
+// so two runs disagree often; at two looks the undecided check gets 24
 // follow-up rounds and two runs must agree in ≥ 85% of pairs, and more
 // often than at one look. The true value must also be reproduced, never
 // contradicted.

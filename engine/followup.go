@@ -24,14 +24,24 @@ import (
 //
 // The number of follow-up rounds is fixed before they start, from time
 // alone, for each undecided check (allot): at most followUpFactor times
-// the planned rounds, and together no more than fit followUpShare of the
-// planned rounds' wall time at what the cells took per round. It never
-// depends on an estimate. Checks usually read a few cells of a sweep, so
-// follow-up rounds are cheap.
+// the planned rounds, and together no more than fit the allowance at what
+// the cells took per round. The allowance is followUpShare of the planned
+// rounds' wall time, and at least followUpFloor (or the planned rounds'
+// own time, if less), so that a short experiment's expensive check — a
+// load step of seconds — still gets a few rounds. It never depends on an
+// estimate. Checks usually read a few cells of a sweep, so follow-up
+// rounds are cheap.
 const (
-	followUpFactor = 2
+	followUpFactor = 4
 	followUpShare  = 0.2
+	followUpFloor  = 20 * time.Second
 )
+
+// followUpAllowance is the time follow-up rounds may take after planned
+// rounds that took planned.
+func followUpAllowance(planned time.Duration) time.Duration {
+	return max(time.Duration(followUpShare*float64(planned)), min(followUpFloor, planned))
+}
 
 // followsUp reports whether a new run of fixed rounds gets follow-up
 // rounds: it has counted checks, and is neither sharded (each shard runs
@@ -157,7 +167,7 @@ func (r *rounds) followUp(ctx context.Context) error {
 			}
 		}
 	}
-	allowance := time.Duration(followUpShare * float64(r.plannedElapsed))
+	allowance := followUpAllowance(r.plannedElapsed)
 	perCheck, perCell := allot(reads, cost, allowance, followUpFactor*n)
 	rounds := 0
 	for _, k := range perCell {
@@ -165,8 +175,8 @@ func (r *rounds) followUp(ctx context.Context) error {
 	}
 	head := fmt.Sprintf("perflab: first look after %d rounds: %d of %d testable counted checks undecided", n, len(open), counted)
 	if rounds == 0 {
-		fmt.Fprintf(r.progress, "%s (%s); a round of any one's cells takes more than the follow-up allowance %s (%.0f%% of the planned rounds): no follow-up rounds\n",
-			head, strings.Join(open, ", "), allowance.Round(time.Second), 100*followUpShare)
+		fmt.Fprintf(r.progress, "%s (%s); a round of any one's cells takes more than the follow-up allowance %s: no follow-up rounds\n",
+			head, strings.Join(open, ", "), allowance.Round(time.Second))
 		return nil
 	}
 	fmt.Fprintf(r.progress, "%s; follow-up rounds within %s: %s\n", head, allowance.Round(time.Second), allotment(open, perCheck))

@@ -157,6 +157,23 @@ func TestFollowUpRounds(t *testing.T) {
 	}
 }
 
+// TestFollowUpAllowance checks the allowance: a fifth of the planned
+// rounds' time, at least followUpFloor, and never more than the planned
+// rounds took themselves.
+func TestFollowUpAllowance(t *testing.T) {
+	for _, tt := range []struct{ planned, want time.Duration }{
+		{10 * time.Minute, 2 * time.Minute},
+		{100 * time.Second, 20 * time.Second},
+		{44 * time.Second, 20 * time.Second},
+		{5 * time.Second, 5 * time.Second},
+		{0, 0},
+	} {
+		if got := followUpAllowance(tt.planned); got != tt.want {
+			t.Errorf("followUpAllowance(%s) = %s, want %s", tt.planned, got, tt.want)
+		}
+	}
+}
+
 // TestAllot checks how follow-up rounds are shared among open checks:
 // max-min fair within the allowance, a shared cell paid for once, a check
 // whose cells have no measured cost left out, and never more than most.
