@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -91,8 +92,11 @@ func TestFollowUpRounds(t *testing.T) {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
 	}
 	out := progress.String()
-	if !strings.Contains(out, "first look after 6 rounds: 2 of 3 testable counted checks undecided; follow-up rounds within") || !strings.Contains(out, " for T3.1, T3.2\n") {
-		t.Fatalf("progress does not report the first look leaving T3 open:\n%s", out)
+	// Each check gets its own number of rounds (its cells cost differently:
+	// n=4 and n=16), so the line names both without fixing the numbers.
+	line := regexp.MustCompile(`first look after 6 rounds: 2 of 3 testable counted checks undecided; follow-up rounds within [^:]+: [0-9]+ for [^\n]*`).FindString(out)
+	if !strings.Contains(line, "T3.1") || !strings.Contains(line, "T3.2") {
+		t.Fatalf("progress does not report the first look leaving T3.1 and T3.2 open:\n%s", out)
 	}
 	if res.Status != "complete" || res.RoundsDone <= 6 || res.RoundsDone > 6+followUpFactor*6 || res.RoundsTotal != res.RoundsDone {
 		t.Fatalf("result = %+v, want a complete run of 7 to %d rounds\n%s", res, 6+followUpFactor*6, out)
