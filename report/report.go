@@ -32,3 +32,7 @@ func StoreVerdicts(ctx context.Context, db *store.DB, f *findings.Run) error {
 // Rule is the one rule by which every claim check is tested, printed in
 // every report: claim.Rule, stated once in package claim.
 const Rule = claim.Rule
+
+// VerdictClass gives a claim verdict's CSS class ("v-rep", "v-con",
+// "v-inc", "v-nt"), the one every page colours verdicts by.
+func VerdictClass(v string) string { return verdictClass(v) }
