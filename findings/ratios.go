@@ -16,7 +16,7 @@ type RatioSpec struct{ Axis, By, Baseline, Unit string }
 
 // PointRatio is one point's paired ratio value/baseline.
 type PointRatio struct {
-	X string // the axis value; without an axis, the rest of the name ("" when none)
+	X string `json:"x"` // the axis value; without an axis, the rest of the name ("" when none)
 	analysis.Ratio
 }
 
