@@ -109,8 +109,8 @@ func EDivisive(xs []float64, opt EDivisiveOptions) []ChangePoint {
 		prev, next := bounds[bi-1], bounds[bi+1]
 		cp := ChangePoint{
 			Index:  at[c],
-			Before: medianUnsorted(vals[prev:c]),
-			After:  medianUnsorted(vals[c:next]),
+			Before: medianOf(vals[prev:c]),
+			After:  medianOf(vals[c:next]),
 			Q:      cuts[c].q,
 			P:      cuts[c].p,
 		}
@@ -172,14 +172,4 @@ func bestSplit(z []float64, minSize int) (int, float64) {
 		return -1, 0
 	}
 	return best, bestQ
-}
-
-// medianUnsorted is the median of xs, NaN when empty; xs is not changed.
-func medianUnsorted(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return median(s)
 }

@@ -62,23 +62,9 @@ func TestNoChange(t *testing.T) {
 
 // burstyRuns is n runs' medians of a skewed cost (lognormal, σ = 3%)
 // where a run caught in a spell of interference (spells of two runs,
-// starting at one run in ten) is 10–40% slower: interference only ever
-// adds time.
+// starting at one run in ten) is 10–40% slower.
 func burstyRuns(r *rand.Rand, n int, level float64) []float64 {
-	out := make([]float64, n)
-	left := 0
-	for i := range out {
-		v := level * math.Exp(0.03*r.NormFloat64())
-		if left == 0 && r.Float64() < 0.1 {
-			left = 2
-		}
-		if left > 0 {
-			v *= 1.1 + 0.3*r.Float64()
-			left--
-		}
-		out[i] = v
-	}
-	return out
+	return bursty(r, n, level, 0.03, 0.2, 2, 1.1, 0.3)
 }
 
 // TestBurstyRuns: one-sided spells of slow runs (one run in ten starts a

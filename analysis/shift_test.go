@@ -68,24 +68,30 @@ func TestUCDFNormalNearExact(t *testing.T) {
 	}
 }
 
-// burstySample draws n values of a skewed cost (lognormal, σ = 5%) of
-// which a share burst are slowed by 20–100%, in spells of spell samples
-// in a row: interference only ever adds time.
-func burstySample(r *rand.Rand, n int, level, burst float64, spell int) []float64 {
+// bursty draws n values of a skewed cost (lognormal with sigma) of which
+// about a share burst are slowed, by a factor between slow and
+// slow+spread, in spells of spell values in a row: interference only ever
+// adds time.
+func bursty(r *rand.Rand, n int, level, sigma, burst float64, spell int, slow, spread float64) []float64 {
 	out := make([]float64, n)
 	left := 0
 	for i := range out {
-		v := level * math.Exp(0.05*r.NormFloat64())
+		v := level * math.Exp(sigma*r.NormFloat64())
 		if left == 0 && r.Float64() < burst/float64(spell) {
 			left = spell
 		}
 		if left > 0 {
-			v *= 1.2 + 0.8*r.Float64()
+			v *= slow + spread*r.Float64()
 			left--
 		}
 		out[i] = v
 	}
 	return out
+}
+
+// burstySample is 30% of the samples slowed by 20–100% (σ = 5%).
+func burstySample(r *rand.Rand, n int, level float64, spell int) []float64 {
+	return bursty(r, n, level, 0.05, 0.3, spell, 1.2, 0.8)
 }
 
 // TestShiftBurstsAndSkew: skewed noise with 30% of the samples slowed by
@@ -110,15 +116,15 @@ func TestShiftBurstsAndSkew(t *testing.T) {
 		const trials = 1000
 		covered, alarms := 0, 0
 		for range trials {
-			old := burstySample(r, 10, 1e-6, 0.3, tc.spell)
-			s := opt.Shift(old, burstySample(r, 10, 1.1e-6, 0.3, tc.spell))
+			old := burstySample(r, 10, 1e-6, tc.spell)
+			s := opt.Shift(old, burstySample(r, 10, 1.1e-6, tc.spell))
 			if !s.Interval {
 				t.Fatalf("10 against 10 samples must give an interval: %+v", s)
 			}
 			if s.Lo <= 0.1 && 0.1 <= s.Hi {
 				covered++
 			}
-			if opt.Shift(old, burstySample(r, 10, 1e-6, 0.3, tc.spell)).Significant {
+			if opt.Shift(old, burstySample(r, 10, 1e-6, tc.spell)).Significant {
 				alarms++
 			}
 		}

@@ -1,14 +1,22 @@
-// Package findings computes, for one stored run, everything any output
-// shows: per-cell summaries, knees (found and rejected, with why),
+// Package findings computes every view of stored runs and benchmark
+// files that any output shows, each as one typed value: for one run
+// ([Of]), its summaries, knees (found and rejected, with why),
 // crossovers, per-point paired ratios against the baseline with their
-// geomeans, config ratios, scaling efficiency, profile shares, claim
-// verdicts, failure counts and warnings.
+// geomeans, config ratios, scaling efficiency, profile shares,
+// instructions per op, claim verdicts, failure counts and warnings; two
+// runs or files compared benchmark by benchmark ([Compare]); two configs
+// of one run paired round by round ([Paired], perflab ab); one benchmark
+// across runs with its change points ([LoadHistory]); and the analysis of
+// files or a run along an axis ([AnalyzeRun], [AnalyzeSets]).
 //
-// [Of] is the one place where a run's statistics are computed (by calling
-// package analysis, claim and profshare). The Markdown and HTML reports, the
-// terminal tables, perflab serve and "analyze --json" render the [Run] it
-// returns and compute nothing, so they cannot disagree: the same run at the
-// same α gives the same verdicts everywhere.
+// It is the one place where those statistics are computed (by calling
+// package analysis, claim and profshare), and every view of a run reads
+// the same rounds: its planned ones, follow-up rounds serving the claim
+// checks alone. Package report writes the values as text (terminal,
+// Markdown, HTML, JSON); perflab's commands and perflab serve render
+// through it and compute nothing, so they cannot disagree: the same runs
+// at the same α give the same numbers everywhere. Unit directions come
+// from package unit.
 package findings
 
 import (

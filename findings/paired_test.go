@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,8 +19,17 @@ import (
 
 // pairedRun makes one run's results: rounds × {old, new}, where each round
 // shares a drift factor (as interleaved rounds do) and new = old × factor.
+// testdata/paired.txt is pairedText(12, {A: 1.03, B: 1}, "BenchmarkGone", 7).
 func pairedRun(t *testing.T, rounds int, factors map[string]float64, onlyOld string, seed uint64) []*benchfmt.Result {
 	t.Helper()
+	rs, err := gotest.Parse(strings.NewReader(pairedText(rounds, factors, onlyOld, seed)), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func pairedText(rounds int, factors map[string]float64, onlyOld string, seed uint64) string {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var b strings.Builder
 	for r := 1; r <= rounds; r++ {
@@ -37,16 +48,15 @@ func pairedRun(t *testing.T, rounds int, factors map[string]float64, onlyOld str
 			}
 		}
 	}
-	rs, err := gotest.Parse(strings.NewReader(b.String()), "run")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
+	return b.String()
 }
 
 func TestPaired(t *testing.T) {
-	rs := pairedRun(t, 12, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "BenchmarkGone", 7)
-	res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
+	if data, err := os.ReadFile(filepath.Join("testdata", "paired.txt")); err != nil || string(data) != pairedText(12, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "BenchmarkGone", 7) {
+		t.Fatalf("testdata/paired.txt is missing or differs from pairedText (err %v); write it again from pairedText", err)
+	}
+	file := readSet(t, "paired.txt")
+	res := Paired(file.Results, "old", "new", analysis.DefaultOptions(), nil)
 	rows := map[string]PairedRow{}
 	for _, r := range res.Rows {
 		rows[r.Name+" "+r.Unit] = r

@@ -68,25 +68,13 @@ func CompareText(w io.Writer, c *findings.CompareResult, fails []compare.Failure
 	describeSides(w, c)
 	failed := failures(fails, compare.Threshold.String)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	unit := ""
-	for _, row := range c.Rows {
-		if row.Unit != unit {
-			if unit != "" {
-				geomeanLine(tw, c, unit)
-				fmt.Fprintln(tw, "\t\t\t\t\t\t")
-			}
-			unit = row.Unit
-			fmt.Fprintf(tw, "%s\told\tnew\tΔ\t%.0f%% CI of Δ\tp\t\n", unit, (1-c.Alpha)*100)
-		}
-		mark := CompareVerdict(row)
-		if fs := failed[failKey(row.Config, row.Name, row.Unit)]; len(fs) > 0 {
-			mark += "  FAIL " + strings.Join(fs, " ")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\n", rowName(row), FormatStat(row.Old, unit), FormatStat(row.New, unit), FormatDelta(row.Delta), FormatCI(row), row.P, mark)
-	}
-	if unit != "" {
-		geomeanLine(tw, c, unit)
-	}
+	byUnit(tw, c.Rows, func(r findings.CompareRow) string { return r.Unit },
+		func(unit string) { fmt.Fprintf(tw, "%s\told\tnew\tΔ\t%.0f%% CI of Δ\tp\t\n", unit, (1-c.Alpha)*100) },
+		func(row findings.CompareRow) {
+			mark := withFails(CompareVerdict(row), failed[failKey(row.Config, row.Name, row.Unit)])
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\n", rowName(row), FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit), FormatDelta(row.Delta), FormatCI(row), row.P, mark)
+		},
+		func(unit string) { geomeanLine(tw, c, unit) }, "\t\t\t\t\t\t")
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -201,6 +189,34 @@ func writeFuncChanges(w io.Writer, fc *findings.FuncChanges) error {
 		}
 	}
 	return nil
+}
+
+// byUnit writes rows that come grouped by unit: head before each unit's
+// first row, foot after its last, and the blank line between units.
+func byUnit[R any](w io.Writer, rows []R, unitOf func(R) string, head func(unit string), line func(R), foot func(unit string), blank string) {
+	unit := ""
+	for _, row := range rows {
+		if u := unitOf(row); u != unit {
+			if unit != "" {
+				foot(unit)
+				fmt.Fprintln(w, blank)
+			}
+			unit = u
+			head(unit)
+		}
+		line(row)
+	}
+	if unit != "" {
+		foot(unit)
+	}
+}
+
+// withFails adds the rules a row breaks to its verdict.
+func withFails(mark string, rules []string) string {
+	if len(rules) == 0 {
+		return mark
+	}
+	return mark + "  FAIL " + strings.Join(rules, " ")
 }
 
 // CompareJSON writes a comparison and its gate failures as JSON (see

@@ -38,34 +38,17 @@ func pairedVerdict(p findings.PairedRow) string {
 func PairedText(w io.Writer, r *findings.PairedResult, fails []compare.Failure) error {
 	failed := failures(fails, func(t compare.Threshold) string { return t.Text })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	unit := ""
 	conf := fmt.Sprintf("%.0f%% CI", (1-r.Alpha)*100)
-	var same []string
-	for _, row := range r.Rows {
-		if r.SameUnit(row.Unit) {
-			if !slices.Contains(same, row.Unit) {
-				same = append(same, row.Unit)
-			}
-			continue
-		}
-		if row.Unit != unit {
-			if unit != "" {
-				pairedGeomeanText(tw, r, unit)
-				fmt.Fprintln(tw, "\t\t\t\t\t\t\t")
-			}
-			unit = row.Unit
-			fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (BH)\tverdict\t\n", unit, conf)
-		}
-		mark := pairedVerdict(row)
-		if fs := failed[failKey("", row.Name, row.Unit)]; len(fs) > 0 {
-			mark += "  FAIL " + strings.Join(fs, " ")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2g\t%s\t\n", row.Name, FormatStat(row.Old, unit), FormatStat(row.New, unit),
-			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, mark)
-	}
-	if unit != "" {
-		pairedGeomeanText(tw, r, unit)
-	}
+	same := sameUnits(r)
+	rows := slices.DeleteFunc(slices.Clone(r.Rows), func(row findings.PairedRow) bool { return slices.Contains(same, row.Unit) })
+	byUnit(tw, rows, func(r findings.PairedRow) string { return r.Unit },
+		func(unit string) { fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (BH)\tverdict\t\n", unit, conf) },
+		func(row findings.PairedRow) {
+			mark := withFails(pairedVerdict(row), failed[failKey("", row.Name, row.Unit)])
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2g\t%s\t\n", row.Name, FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit),
+				FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, mark)
+		},
+		func(unit string) { pairedGeomeanText(tw, r, unit) }, "\t\t\t\t\t\t\t")
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -126,12 +109,9 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, title string, rules [
 		}
 		b.WriteString("\n")
 	}
-	var same []string
+	same := sameUnits(r)
 	for _, row := range r.Rows {
-		if r.SameUnit(row.Unit) {
-			if !slices.Contains(same, row.Unit) {
-				same = append(same, row.Unit)
-			}
+		if slices.Contains(same, row.Unit) {
 			continue
 		}
 		if row.Unit != unit {
@@ -175,6 +155,18 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, title string, rules [
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// sameUnits lists the units whose every row is identical on both sides,
+// which the tables leave out.
+func sameUnits(r *findings.PairedResult) []string {
+	var out []string
+	for _, row := range r.Rows {
+		if r.SameUnit(row.Unit) && !slices.Contains(out, row.Unit) {
+			out = append(out, row.Unit)
+		}
+	}
+	return out
 }
 
 func impreciseList(rows []compare.Row) string {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/internal/testrun"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
 )
@@ -97,37 +97,31 @@ func TestCompareText(t *testing.T) {
 	}
 }
 
-// configResults makes six samples of each name under one config.
-func configResults(config string, names ...string) []*benchfmt.Result {
+// withConfig returns copies of the set's results under a config.
+func withConfig(s *findings.Set, config string) []*benchfmt.Result {
 	var out []*benchfmt.Result
-	for i := 0; i < 6; i++ {
-		for j, n := range names {
-			r := &benchfmt.Result{Name: benchfmt.Name(n), Iters: 1000,
-				Values: []benchfmt.Value{{Value: 1e-6 * float64(j+1) * (1 + 0.001*float64(i)), Unit: "sec/op"}}}
-			r.SetConfig("config", config)
-			out = append(out, r)
-		}
+	for _, r := range s.Results {
+		c := r.Clone()
+		c.SetConfig("config", config)
+		out = append(out, c)
 	}
 	return out
 }
 
 func TestCompareConfigsText(t *testing.T) {
-	many := make([]string, 40)
-	for i := range many {
-		many[i] = fmt.Sprintf("Hash/size=%d", i)
-	}
+	old, new := testdataSet(t, "old.txt"), testdataSet(t, "new.txt")
 	tests := []struct {
 		name      string
 		old, new  []*benchfmt.Result
 		want, not []string
 	}{
-		{"one config each side", configResults("default", many...), configResults("go126", many...),
-			[]string{"configs compared: default (old) with go126 (new)", "@default→go126"}, []string{"in one side only"}},
+		{"one config each side", withConfig(old, "default"), withConfig(new, "go126"),
+			[]string{"configs compared: default (old) with go126 (new)", "@default→go126", "old   default  1  "}, nil},
 		{"several configs, none common, no map: a short table and the hint",
-			append(configResults("default", many...), configResults("gogc", many...)...),
-			append(configResults("go126", many...), configResults("nogc", many...)...),
-			[]string{"in one side only", "old   default  40", "new   go126    40", "pair them with --map default=go126"},
-			[]string{"Hash/size=39"}}, // examples only, never every name
+			append(withConfig(old, "default"), withConfig(old, "gogc")...),
+			append(withConfig(new, "go126"), withConfig(new, "nogc")...),
+			[]string{"in one side only", "old   default  4", "new   go126    3", "pair them with --map default=go126"},
+			[]string{"BenchmarkOld-2"}}, // three examples only, never every name
 	}
 	for _, tt := range tests {
 		res := findings.Compare(&findings.Set{Results: tt.old}, &findings.Set{Results: tt.new}, findings.CompareOptions{})
@@ -139,31 +133,8 @@ func TestCompareConfigsText(t *testing.T) {
 	}
 }
 
-// pairedText is rounds × {old, new} of two benchmarks, new = old × factor.
-func pairedText(rounds int, factors map[string]float64, onlyOld string, seed uint64) string {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	var b strings.Builder
-	for r := 1; r <= rounds; r++ {
-		drift := 1 + 0.2*rng.Float64()
-		for _, cfg := range []string{"old", "new"} {
-			fmt.Fprintf(&b, "config: %s\nround: %d\n", cfg, r)
-			for _, name := range []string{"BenchmarkA", "BenchmarkB"} {
-				v := 1000 * drift * (1 + 0.005*rng.NormFloat64())
-				if cfg == "new" {
-					v *= factors[name]
-				}
-				fmt.Fprintf(&b, "%s 1000 %.3f ns/op 64 B/op 1 allocs/op\n", name, v)
-			}
-			if cfg == "old" && onlyOld != "" {
-				fmt.Fprintf(&b, "%s 1000 5 ns/op\n", onlyOld)
-			}
-		}
-	}
-	return b.String()
-}
-
 func TestPairedTextAndMarkdown(t *testing.T) {
-	s := fileSet(t, "run", pairedText(12, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "BenchmarkGone", 7))
+	s := testdataSet(t, "paired.txt") // 12 rounds: BenchmarkA 3% slower in new, B unchanged
 	res := findings.Paired(s.Results, "old", "new", analysis.DefaultOptions(), s.Units())
 	ths := rules(t, "sec/op>+1%")
 	fails, _ := compare.Check(res.Gate(), res.Alpha, ths)
@@ -202,38 +173,27 @@ func TestHistoryText(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	r := rand.New(rand.NewPCG(42, 42))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for run := 0; run < 30; run++ {
-		level := 50e-9
-		if run >= 17 {
-			level = 60e-9
+	for run := 0; run < 12; run++ {
+		scale := 1.0
+		if run >= 6 {
+			scale = 1.3 // a planted slow-down from the seventh run on
 		}
-		id, err := db.CreateRun(ctx, &store.Run{Experiment: "synthetic", Mode: "quick", RoundsPlanned: 6, StartedAt: start.Add(time.Duration(run) * time.Hour)})
-		if err != nil {
+		if _, err := testrun.Store(ctx, db, testrun.Options{Seed: uint64(run + 1), Scale: scale, StartedAt: start.Add(time.Duration(run) * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
-		for round := 1; round <= 6; round++ {
-			res := &benchfmt.Result{Name: benchfmt.Name("Work/n=4"), Iters: 1000, Values: []benchfmt.Value{{Value: level * (1 + 0.02*r.NormFloat64()), Unit: "sec/op"}}}
-			res.SetConfig("config", "default")
-			if err := db.AddRound(ctx, id, round, []*benchfmt.Result{res}); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
-	h, err := findings.LoadHistory(ctx, db, "Work/n=4", findings.HistoryOptions{})
-	if err != nil || len(h.Changes) == 0 {
-		t.Fatalf("history %+v, %v", h, err)
+	h, err := findings.LoadHistory(ctx, db, "Pool/mode=serial/size=64/variant=plain/reuse=25", findings.HistoryOptions{})
+	if err != nil || len(h.Changes) != 1 || h.Changes[0].Index != 6 {
+		t.Fatalf("history %+v, %v: want one change at the seventh run", h, err)
 	}
 	var out bytes.Buffer
 	if err := report.HistoryText(&out, h); err != nil {
 		t.Fatal(err)
 	}
-	c := h.Changes[0]
-	want := fmt.Sprintf("between run %d and run %d", h.Points[c.Index-1].RunID, h.Points[c.Index].RunID)
-	contains(t, "history", out.String(), []string{want, "before: runs 1–", "after: runs ", "–30 (", "---  change point", "95% CI", "50.", "ns"}, []string{"e-08"})
+	contains(t, "history", out.String(), []string{"between run 6 and run 7: median 20.", "before: runs 1–6 (6 runs), after: runs 7–12 (6 runs)", "---  change point", "95% CI", "ns"}, []string{"e-08"})
 	page := string(report.HistoryHTML(h, func(id int64) string { return fmt.Sprintf("/run/%d", id) }))
-	contains(t, "history page", page, []string{`<svg class="chart" id="history"`, `class="marker change"`, want, `<tr class="change">`, `<a href="/run/18">run 18</a>`}, nil)
+	contains(t, "history page", page, []string{`<svg class="chart" id="history"`, `class="marker change"`, "between run 6 and run 7", `<tr class="change"><td><a href="/run/7">run 7</a>`}, nil)
 }
 
 func TestResultsTable(t *testing.T) {

@@ -584,10 +584,16 @@ exponential, quadratic) by AICc, with a breakpoint interval from resampling
 rounds, else smooth growth with its exponent, or undecided. With --by it
 gives, per point, the paired ratio of each value of that key to the
 baseline value (--baseline, default the first value seen) with its 95%
-interval and a geomean across points; with --axis too it compares series
-that differ in that key point by point (paired per-round ratios,
-Benjamini-Hochberg across the points) and reports crossovers with an
-interval for the crossing.
+interval and a geomean across points, read as better or worse in the
+unit's direction (a rate such as B/s is better higher); with --axis too it
+compares series that differ in that key point by point (paired per-round
+ratios, Benjamini-Hochberg across the points) and reports crossovers with
+an interval for the crossing.
+
+A stored run is analysed as its report is: its planned rounds (follow-up
+rounds serve the claim checks alone), under the rule its sampling calls
+for, with --axis, --by and --baseline defaulting to the spec's analysis,
+so its numbers are those of the report's tables.
 
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
@@ -605,10 +611,10 @@ type analyzeFlags struct {
 func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
-	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along")
+	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along (default: the spec's for a run)")
 	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: ratios to the baseline, and crossovers along --axis")
-	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the first seen)")
-	fs.BoolVar(&f.asJSON, "json", false, "print knees and crossovers as JSON")
+	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the spec's for a run, else the first seen)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the summaries, knees, crossovers and ratios as JSON")
 	fs.StringVar(&f.unit, "unit", "", "only this `unit` (e.g. sec/op)")
 }
 
