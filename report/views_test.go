@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,32 @@ func TestAnalyzeDirections(t *testing.T) {
 			t.Fatal(err)
 		}
 		contains(t, "analyze "+meta, out.String(), []string{"+10.0% B/s (better)", "+10.0% sec/op (worse)"}, []string{"B/s (worse)"})
+	}
+}
+
+// TestPairedTableDirections: ab's paired table reads B/s rising as
+// better, with or without "Unit B/s better=higher", and sec/op rising as
+// slower.
+func TestPairedTableDirections(t *testing.T) {
+	for _, meta := range []string{"", "Unit B/s better=higher\n"} {
+		var b strings.Builder
+		b.WriteString(meta)
+		for r := 1; r <= 8; r++ {
+			for _, cfg := range []string{"old", "new"} {
+				v := 1000 * (1 + 0.01*float64(r%3))
+				if cfg == "new" {
+					v *= 1.1
+				}
+				fmt.Fprintf(&b, "config: %s\nround: %d\nBenchmarkGet-2 1000 %.3f ns/op %.3f MB/s\n", cfg, r, v, v)
+			}
+		}
+		s := fileSet(t, "ab", b.String())
+		var out bytes.Buffer
+		if err := report.PairedText(&out, findings.Paired(s.Results, "old", "new", analysis.DefaultOptions(), s.Units()), nil); err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`(?m)^BenchmarkGet-2 .*\+10\.0% .* better\s*$`).MatchString(out.String()) || !regexp.MustCompile(`(?m)^BenchmarkGet-2 .*\+10\.0% .* slower\s*$`).MatchString(out.String()) {
+			t.Errorf("metadata %q: want B/s +10%% better and sec/op +10%% slower:\n%s", meta, out.String())
+		}
 	}
 }
