@@ -20,4 +20,11 @@
 // in one key point by point ([CompareAlong]: paired per-round ratios,
 // Benjamini–Hochberg across the points) and finds where they overtake each
 // other, with an interval for the crossing.
+//
+// Two unpaired samples of one benchmark (two runs, two files) are compared
+// by [Options.Shift]: the change of medians with the Hodges–Lehmann
+// interval of the log shift, cut at the exact Mann-Whitney U critical
+// value. A benchmark's medians across runs are split where their
+// distribution changes by [EDivisive] (E-divisive means with a
+// permutation test). [NaturalOrder] is the one order of axis values.
 package analysis

@@ -1,10 +1,20 @@
+// Package compare holds the rules of a comparison that come from the
+// user: CI gate rules such as "sec/op>+5%" ([ParseThresholds], [Check])
+// and config pairings such as "default=go126" ([ParseConfigMap]).
+//
+// The rows a gate reads are computed elsewhere (package findings: the
+// changes, their intervals and their Benjamini–Hochberg adjusted
+// p-values); [Check] only applies the rules to them. A row fails a rule
+// only where its change is a discovery (its adjusted p-value is at most
+// α over all rows of the unit) and its whole confidence interval lies
+// beyond the limit, so noise, chance hits among hundreds of benchmarks,
+// or a change too small to matter never fail a build.
 package compare
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -98,73 +108,81 @@ func parseThreshold(s string) (Threshold, error) {
 	return Threshold{Unit: tidy, Op: op, Limit: limit, Pct: v, Text: s}, nil
 }
 
+// Row is one compared benchmark in one unit as a gate reads it: the
+// change (new/old − 1) with its interval, significance, and the p-value
+// adjusted by Benjamini–Hochberg over all rows of the unit.
+type Row struct {
+	Config, Name, Unit string
+	Delta, Lo, Hi      float64 // change and its confidence interval, as ratio − 1
+	P, PAdj            float64
+	Signif             bool // significant on its own (p < α, a non-zero change)
+	Interval           bool // Lo and Hi are an interval (enough samples)
+	Same               bool // every value on both sides is the same
+	// HalfWidth is half the interval's width on the log scale (0.01 for
+	// ±1%), +Inf without an interval.
+	HalfWidth float64
+}
+
 // Failure is a row that breaks a threshold.
 type Failure struct {
 	Row       Row
 	Threshold Threshold
 }
 
-// Check applies the thresholds to the comparison. A row fails a rule of
-// its unit when its change is a discovery and its confidence interval lies
-// wholly beyond the limit. Discoveries are the rows whose U-test p-values
-// pass the Benjamini–Hochberg procedure at α over all rows of the unit:
-// comparing hundreds of benchmarks then does not fail a build on the few
-// that differ by chance (an A/A comparison), while a change that shows in
-// many rows, or strongly in a few, still does. unmatched lists the rules
-// whose unit no compared benchmark reports, usually a typo.
-func (r *Result) Check(ths []Threshold) (fails []Failure, unmatched []Threshold) {
-	alpha := r.Opt.Alpha
+// Check applies the thresholds to rows compared at level alpha. A row
+// fails a rule of its unit when its change is a discovery (PAdj ≤ alpha)
+// and its confidence interval lies wholly beyond the limit. unmatched
+// lists the rules whose unit no row reports, usually a typo.
+func Check(rows []Row, alpha float64, ths []Threshold) (fails []Failure, unmatched []Threshold) {
 	if !(alpha > 0 && alpha < 1) {
 		alpha = 0.05
 	}
 	for _, t := range ths {
-		var rows []Row
-		for _, row := range r.Rows {
-			if row.Unit == t.Unit {
-				rows = append(rows, row)
-			}
-		}
-		if len(rows) == 0 {
-			unmatched = append(unmatched, t)
-			continue
-		}
-		cut := bhCutoff(rows, alpha)
+		seen := false
 		for _, row := range rows {
-			if row.P <= cut && Breaks(row, t) {
+			if row.Unit != t.Unit {
+				continue
+			}
+			seen = true
+			if row.PAdj <= alpha && Breaks(row, t) {
 				fails = append(fails, Failure{Row: row, Threshold: t})
 			}
+		}
+		if !seen {
+			unmatched = append(unmatched, t)
 		}
 	}
 	return fails, unmatched
 }
 
-// bhCutoff is the Benjamini–Hochberg p-value cutoff at false discovery rate
-// alpha: the largest p_(k) with p_(k) ≤ k·alpha/m. It is −1 when no row is
-// a discovery.
-func bhCutoff(rows []Row, alpha float64) float64 {
-	ps := make([]float64, 0, len(rows))
-	for _, r := range rows {
-		if !math.IsNaN(r.P) {
-			ps = append(ps, r.P)
-		}
-	}
-	slices.Sort(ps)
-	cut := -1.0
-	for k, p := range ps {
-		if p <= float64(k+1)*alpha/float64(len(ps)) {
-			cut = p
-		}
-	}
-	return cut
-}
-
-// Breaks reports whether one row breaks one rule.
+// Breaks reports whether one row breaks one rule (its significance
+// across rows aside).
 func Breaks(row Row, t Threshold) bool {
-	if row.Unit != t.Unit || !row.Signif || row.NoCI {
+	if row.Unit != t.Unit || !row.Signif || !row.Interval {
 		return false
 	}
 	if t.Op == '>' {
-		return row.DeltaLo > t.Limit
+		return row.Lo > t.Limit
 	}
-	return row.DeltaHi < t.Limit
+	return row.Hi < t.Limit
+}
+
+// Imprecise returns, for the rules given, the rows that show no
+// significant change but whose interval is wider than the rule's limit
+// (half-width above |limit|): a change as large as the limit could have
+// gone unseen there, so a passing gate says less than it seems.
+func Imprecise(rows []Row, ths []Threshold) []Row {
+	var out []Row
+	for _, row := range rows {
+		if row.Signif || row.Same {
+			continue
+		}
+		for _, t := range ths {
+			if t.Unit == row.Unit && row.HalfWidth > math.Abs(t.Limit) {
+				out = append(out, row)
+				break
+			}
+		}
+	}
+	return out
 }

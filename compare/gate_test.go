@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -92,38 +93,52 @@ func FuzzParseThresholds(f *testing.F) {
 	})
 }
 
-// TestCheckControlsFalseDiscoveries: among hundreds of unchanged rows, one
-// that looks significant by chance does not fail the gate; a regression
-// seen across many rows does.
-func TestCheckControlsFalseDiscoveries(t *testing.T) {
-	th, err := ParseThresholds("sec/op>+5%")
-	if err != nil {
-		t.Fatal(err)
+// TestCheck: a row fails a rule of its unit only when its adjusted p-value
+// is at most α, it is significant, it has an interval and the interval
+// lies wholly beyond the limit; a rule whose unit no row reports is
+// unmatched.
+func TestCheck(t *testing.T) {
+	row := func(name string, padj, lo, hi float64) Row {
+		return Row{Name: name, Unit: "sec/op", P: padj / 2, PAdj: padj, Signif: true, Interval: true, Delta: (lo + hi) / 2, Lo: lo, Hi: hi, HalfWidth: (hi - lo) / 2}
 	}
-	row := func(p, lo float64) Row {
-		return Row{Unit: "sec/op", P: p, Signif: p < 0.05, Delta: lo + 0.05, DeltaLo: lo, DeltaHi: lo + 0.1}
+	rows := []Row{
+		row("beyond", 0.01, 0.08, 0.12),
+		row("straddles", 0.01, 0.03, 0.12),
+		row("not a discovery", 0.2, 0.08, 0.12),
+		row("faster", 0.01, -0.2, -0.1),
+		{Name: "no interval", Unit: "sec/op", PAdj: 0.01, Signif: true, Lo: math.Inf(-1), Hi: math.Inf(1), HalfWidth: math.Inf(1)},
+		{Name: "not significant", Unit: "sec/op", PAdj: 0.01, Interval: true, Lo: 0.08, Hi: 0.12, HalfWidth: 0.02},
+		{Name: "B", Unit: "B/op", PAdj: 0.01, Signif: true, Interval: true, Lo: 0.5, Hi: 0.7, HalfWidth: 0.06},
 	}
-	var aa Result
-	aa.Opt.Alpha = 0.05
-	for i := 0; i < 400; i++ {
-		aa.Rows = append(aa.Rows, row(0.5, -0.05))
+	for _, tc := range []struct {
+		rules     string
+		fails     []string
+		unmatched int
+	}{
+		{"sec/op>+5%", []string{"beyond"}, 0},
+		{"sec/op<-5%", []string{"faster"}, 0},
+		{"sec/op>+15%", nil, 0},
+		{"B/op>+10%,req/s<-5%", []string{"B"}, 1},
+	} {
+		ths, err := ParseThresholds(tc.rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails, unmatched := Check(rows, 0.05, ths)
+		var got []string
+		for _, f := range fails {
+			got = append(got, f.Row.Name)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.fails, ",") || len(unmatched) != tc.unmatched {
+			t.Errorf("%s: fails %v, unmatched %v; want %v and %d unmatched", tc.rules, got, unmatched, tc.fails, tc.unmatched)
+		}
 	}
-	aa.Rows = append(aa.Rows, row(0.0043, 0.12)) // one chance hit, as in a real A/A run
-	if fails, _ := aa.Check(th); len(fails) != 0 {
-		t.Errorf("A/A with one chance hit failed %d rows", len(fails))
+	ths, _ := ParseThresholds("sec/op>+1%")
+	var imprecise []string
+	for _, r := range Imprecise(rows, ths) {
+		imprecise = append(imprecise, r.Name)
 	}
-	var planted Result
-	planted.Opt.Alpha = 0.05
-	for i := 0; i < 400; i++ {
-		planted.Rows = append(planted.Rows, row(0.0022, 0.15)) // every benchmark 20% slower
-	}
-	if fails, _ := planted.Check(th); len(fails) != 400 {
-		t.Errorf("planted regression failed %d of 400 rows", len(fails))
-	}
-	// A single row alone is judged at plain alpha.
-	single := Result{Rows: []Row{row(0.0022, 0.15)}}
-	single.Opt.Alpha = 0.05
-	if fails, _ := single.Check(th); len(fails) != 1 {
-		t.Errorf("a lone significant regression passed the gate")
+	if strings.Join(imprecise, ",") != "not significant" {
+		t.Errorf("Imprecise = %v, want the row without a significant change whose half-width exceeds 1%%", imprecise)
 	}
 }

@@ -19,7 +19,6 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/perflab/perflab/benchmetrics"
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
@@ -27,6 +26,7 @@ import (
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
+	"github.com/perflab/perflab/unit"
 )
 
 // Options configures one run.
@@ -393,16 +393,15 @@ func recordEnv(ctx context.Context, opt Options, runID int64, phase string, prog
 	return opt.DB.SetEnv(context.WithoutCancel(ctx), runID, kv)
 }
 
-// unitMeta is the unit metadata stored with a run: which way perflab's
-// own benchmetrics units and the units the spec declares improve. go
-// test's own units (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
+// unitMeta is the unit metadata stored with a run, from the unit table
+// (package unit): which way perflab's own units (CPU time per op,
+// benchmetrics' units) and the units the spec declares improve, the
+// spec's last (the store keeps the last value). go test's own units
+// (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
 func unitMeta(s *spec.Spec) []store.UnitMeta {
-	m := []store.UnitMeta{{Unit: UnitCPU, Key: "better", Value: "lower"}}
-	for _, u := range benchmetrics.Units {
-		m = append(m, store.UnitMeta{Unit: u.Unit, Key: "better", Value: strings.ToLower(u.Better)})
-	}
-	for _, u := range s.Units { // the spec's word wins (the store keeps the last value)
-		m = append(m, store.UnitMeta{Unit: u.Name, Key: "better", Value: u.Better})
+	var m []store.UnitMeta
+	for _, u := range append(unit.Own(), unit.Declared(s)...) {
+		m = append(m, store.UnitMeta{Unit: u.Unit, Key: u.Key, Value: u.Value})
 	}
 	return m
 }

@@ -163,29 +163,17 @@ func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 
 // ---- by how much ----
 
-// FmtRatio formats a paired ratio as "×0.83 [0.81, 0.85]".
-func FmtRatio(r analysis.Ratio) string {
-	switch {
-	case r.N == 0 || math.IsNaN(r.Ratio):
-		return "—"
-	case !r.HasInterval():
-		return fmt.Sprintf("×%.3g [no interval, %d rounds]", r.Ratio, r.N)
-	}
-	return fmt.Sprintf("×%.3g [%.3g, %.3g]", r.Ratio, r.Lo, r.Hi)
-}
-
-// reading says what a ratio below or above 1 means for the unit.
-func reading(f *findings.Run, unit string, r analysis.Ratio) string {
-	if !r.Excludes(1) {
+// reading says what a geomean ratio below or above 1 means for the unit,
+// as findings judged it in the unit's direction.
+func reading(unit string, r analysis.Ratio, better, worse bool) string {
+	if !better && !worse {
 		return "no significant difference"
 	}
-	pct := (r.Ratio - 1) * 100
-	better := (r.Hi < 1) != f.HigherIsBetter(unit)
 	word := "worse"
 	if better {
 		word = "better"
 	}
-	return fmt.Sprintf("%+.1f%% %s (%s)", pct, unit, word)
+	return fmt.Sprintf("%+.1f%% %s (%s)", (r.Ratio-1)*100, unit, word)
 }
 
 func ratiosSection(f *findings.Run, withHTML bool) *Section {
@@ -202,7 +190,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 				name += " @" + g.Config
 			}
 			r := g.Geomean.Ratio
-			t.Rows = append(t.Rows, Row{Cells: []Cell{cell(name), cell(f.By + "=" + g.Baseline), cell(strconv.Itoa(g.Points)), {Text: Plain(FmtRatio(r)), Strong: r.Excludes(1)}, cell(reading(f, g.Unit, r))}})
+			t.Rows = append(t.Rows, Row{Cells: []Cell{cell(name), cell(f.By + "=" + g.Baseline), cell(strconv.Itoa(g.Points)), {Text: Plain(FmtRatio(r)), Strong: r.Excludes(1)}, cell(reading(g.Unit, r, g.Better, g.Worse))}})
 		}
 		s.Blocks = append(s.Blocks, Block{Table: t})
 	}
@@ -214,7 +202,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 			}
 		}
 	}
-	cols = naturalOrder(cols)
+	cols = analysis.NaturalOrder(cols)
 	label := f.Axis
 	if label == "" {
 		label = "point"
@@ -251,26 +239,6 @@ func pointLabel(axis, x string) string {
 		return x
 	}
 	return axis + "=" + x
-}
-
-func naturalOrder(vals []string) []string {
-	out := slices.Clone(vals)
-	numeric := true
-	for _, v := range out {
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			numeric = false
-		}
-	}
-	if numeric {
-		slices.SortStableFunc(out, func(a, b string) int {
-			x, _ := strconv.ParseFloat(a, 64)
-			y, _ := strconv.ParseFloat(b, 64)
-			return cmp.Compare(x, y)
-		})
-	} else {
-		slices.SortStableFunc(out, analysis.CompareNames)
-	}
-	return out
 }
 
 // withConfig labels a series with its config when the run has several.
@@ -326,7 +294,7 @@ func unitSections(f *findings.Run, withHTML bool) []Section {
 	slices.SortStableFunc(units, func(a, b string) int { return cmp.Compare(boolInt(a != main), boolInt(b != main)) })
 	var out []Section
 	other := Section{ID: "tables", Title: "Other units"}
-	other.Blocks = append(other.Blocks, para(fmt.Sprintf("Median of each cell with its %.0f%% confidence interval as ±%%; cells with fewer than 6 samples have no interval.", f.Opt.Confidence*100)))
+	other.Blocks = append(other.Blocks, para(medianNote(f)))
 	for ui, u := range units {
 		var us []*analysis.Sample
 		for _, s := range f.Samples {
@@ -349,7 +317,7 @@ func unitSections(f *findings.Run, withHTML bool) []Section {
 				title += " along " + f.Axis
 			}
 			sec := Section{ID: "charts", Title: title}
-			note := fmt.Sprintf("Median of each cell with its %.0f%% confidence interval as ±%%; cells with fewer than 6 samples have no interval.", f.Opt.Confidence*100)
+			note := medianNote(f)
 			if withHTML && f.Axis != "" {
 				note += " Charts: the median line with its confidence band"
 				if f.By != "" {
@@ -367,6 +335,11 @@ func unitSections(f *findings.Run, withHTML bool) []Section {
 		out = append(out, other)
 	}
 	return out
+}
+
+// medianNote says how the unit tables read.
+func medianNote(f *findings.Run) string {
+	return fmt.Sprintf("Median of each cell with its %.0f%% confidence interval as ±%%; cells with fewer than %d samples have no interval.", f.Opt.Confidence*100, f.MinSamples)
 }
 
 func noCharts(f *findings.Run) string {
@@ -424,8 +397,8 @@ func pivotTable(f *findings.Run, samples []*analysis.Sample, unit string) *Table
 			}
 			sum := f.Summary(s)
 			tip := fmt.Sprintf("median %s, %.0f%% CI [%s, %s], n=%d", benchunit.Scale(sum.Center, class), f.Opt.Confidence*100, benchunit.Scale(sum.Lo, class), benchunit.Scale(sum.Hi, class), sum.N)
-			if sum.N < 6 {
-				tip = fmt.Sprintf("median %s of n=%d (fewer than 6 samples: no interval)", benchunit.Scale(sum.Center, class), sum.N)
+			if !sum.HasInterval() {
+				tip = fmt.Sprintf("median %s of n=%d (fewer than %d samples: no interval)", benchunit.Scale(sum.Center, class), sum.N, f.MinSamples)
 			}
 			tr.Cells = append(tr.Cells, Cell{Text: Plain(fmtSummary(sum, class)), Tip: tip})
 		}
@@ -443,7 +416,7 @@ func fmtSummary(s analysis.Summary, class benchunit.Class) string {
 	switch {
 	case math.IsNaN(sp):
 		return v
-	case s.N < 6:
+	case !s.HasInterval():
 		return fmt.Sprintf("%s ±? (n=%d)", v, s.N)
 	}
 	return fmt.Sprintf("%s ±%.0f%%", v, sp*100)
@@ -492,17 +465,6 @@ func scalingSection(f *findings.Run) *Section {
 		t.Rows = append(t.Rows, row)
 	}
 	return s
-}
-
-// fmtPlainRatio is a ratio without the × sign: "0.93 [0.9, 0.95]".
-func fmtPlainRatio(r analysis.Ratio) string {
-	switch {
-	case r.N == 0 || math.IsNaN(r.Ratio):
-		return "—"
-	case !r.HasInterval():
-		return fmt.Sprintf("%.3g [?]", r.Ratio)
-	}
-	return fmt.Sprintf("%.3g [%.3g, %.3g]", r.Ratio, r.Lo, r.Hi)
 }
 
 func configsSection(f *findings.Run) *Section {

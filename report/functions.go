@@ -13,7 +13,7 @@ import (
 // counted, each comparison's paired ratio with its interval, and the
 // functions whose counts changed most.
 func instructionsSection(f *findings.Run) *Section {
-	rows, problems := findings.Instructions(f)
+	rows, problems := f.Instructions, f.InstructionProblems
 	if len(rows) == 0 && len(problems) == 0 && !hasInstructions(f) {
 		return nil
 	}

@@ -237,7 +237,7 @@ func unitCharts(in *findings.Run, samples []*analysis.Sample, unit string, ui in
 					x, _ := s.Num(a.Axis)
 					sum := in.Summary(s)
 					lo, hi := sum.Lo, sum.Hi
-					if sum.N < 6 {
+					if !sum.HasInterval() {
 						lo, hi = math.NaN(), math.NaN()
 					}
 					tip := fmt.Sprintf("%s, %s=%s: %s %s, %.0f%% CI [%s, %s], n=%d", l, a.Axis, strconv.FormatFloat(x, 'g', -1, 64),

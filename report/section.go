@@ -141,13 +141,6 @@ func mdInline(t Inline) string {
 	return b.String()
 }
 
-// esc makes text safe inside a Markdown table cell.
-func esc(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
 // ---- HTML ----
 
 func htmlSections(secs []Section) template.HTML {

@@ -97,7 +97,7 @@ func RatiosTable(w io.Writer, f *findings.Run) error {
 		if g.Config != "" && len(f.Configs) > 1 {
 			name += " @" + g.Config
 		}
-		fmt.Fprintf(w, "geomean %s=%s / %s=%s over %d points: %s, %s\n", f.By, name, f.By, g.Baseline, g.Points, FmtRatio(g.Geomean.Ratio), reading(f, g.Unit, g.Geomean.Ratio))
+		fmt.Fprintf(w, "geomean %s=%s / %s=%s over %d points: %s, %s\n", f.By, name, f.By, g.Baseline, g.Points, FmtRatio(g.Geomean.Ratio), reading(g.Unit, g.Geomean.Ratio, g.Better, g.Worse))
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/perflab/perflab/discover"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/revision"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -379,29 +381,26 @@ func splitBenches(old, new []discover.Bench) (common, onlyOld, onlyNew []discove
 // the table, writes the Markdown summary and applies the gate.
 func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags, sides [2]abSide, rules []compare.Threshold,
 	onlyOld, onlyNew []discover.Bench, stdout, stderr io.Writer) error {
-	results, err := db.Results(ctx, res.RunID)
-	if err != nil {
-		return err
-	}
-	meta, err := db.UnitMeta(ctx, res.RunID)
-	if err != nil {
-		return err
-	}
 	// A run sampled sequentially (--budget, --precision) is judged with
 	// anytime-valid intervals, like every other view of it.
-	pr := compare.ComparePaired(results, "old", "new", runOptions(ctx, db, res.RunID, f.options()), compare.Directions(storedMeta(meta)))
+	pr, err := findings.LoadPaired(ctx, db, res.RunID, "old", "new", f.options())
+	if err != nil {
+		return err
+	}
 	for _, b := range onlyOld {
 		pr.OnlyOld = append(pr.OnlyOld, b.Name())
 	}
 	for _, b := range onlyNew {
 		pr.OnlyNew = append(pr.OnlyNew, b.Name())
 	}
-	fails, unmatched := pr.Check(rules)
+	fails, unmatched := compare.Check(pr.Gate(), pr.Alpha, rules)
 	fmt.Fprintf(stdout, "\nold: %s\nnew: %s\n%d interleaved rounds, paired new/old\n\n", sides[0].Label(), sides[1].Label(), res.RoundsDone)
-	if err := pr.WriteText(stdout, fails); err != nil {
+	if err := report.PairedText(stdout, pr, fails); err != nil {
 		return err
 	}
-	pr.WriteImprecise(stderr, rules)
+	if w := report.ImpreciseWarning(pr, rules); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 	if f.markdown != "" {
 		var footer []string
 		footer = append(footer, fmt.Sprintf("old: %s", sides[0].Label()), fmt.Sprintf("new: %s", sides[1].Label()),
@@ -414,12 +413,21 @@ func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags
 			}
 		}
 		title := "perflab ab: " + shortTitle(sides)
-		if err := writeFileWith(f.markdown, func(w io.Writer) error { return pr.WriteMarkdown(w, title, rules, fails, footer) }); err != nil {
+		if err := writeFileWith(f.markdown, func(w io.Writer) error { return report.PairedMarkdown(w, pr, title, rules, fails, footer) }); err != nil {
 			return fmt.Errorf("--markdown: %w", err)
 		}
 		fmt.Fprintf(stderr, "perflab ab: summary written to %s\n", f.markdown)
 	}
 	return gateOutcome(stderr, "perflab ab", f.failOn, fails, unmatched)
+}
+
+func envValue(env []store.KV, key string) string {
+	for _, kv := range env {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
 }
 
 // abName names the experiment after the package's directory in the

@@ -1,23 +1,17 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
-	"time"
-
-	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/findings"
-	"github.com/perflab/perflab/store"
+	"github.com/perflab/perflab/report"
 )
 
 var cmdCompare = &command{
@@ -97,27 +91,18 @@ func init() {
 		if err != nil {
 			return fmt.Errorf("--map: %w", err)
 		}
-		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha, ConfigMap: cmap, HigherIsBetter: compare.Directions(append(old.meta, new.meta...))})
-		res.Sort()
-		fails, unmatched := res.Check(ths)
+		res := findings.Compare(old, new, findings.CompareOptions{Alpha: f.alpha, ConfigMap: cmap})
+		for _, p := range res.FuncProblems {
+			fmt.Fprintf(stderr, "perflab compare: per-function counts: %s\n", p)
+		}
+		fails, unmatched := compare.Check(res.Gate(), res.Alpha, ths)
 		if f.asJSON {
-			out := struct {
-				*compare.Result
-				Fails []compare.Failure `json:"fails"`
-			}{res, fails}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(out); err != nil {
-				return err
-			}
+			err = report.CompareJSON(stdout, res, fails)
 		} else {
-			describeSides(stdout, old, new)
-			if err := res.WriteText(stdout, fails); err != nil {
-				return err
-			}
-			if err := writeFuncChanges(stdout, old, new); err != nil {
-				fmt.Fprintf(stderr, "perflab compare: per-function counts: %v\n", err)
-			}
+			err = report.CompareText(stdout, res, fails)
+		}
+		if err != nil {
+			return err
 		}
 		if len(res.Rows) == 0 && len(ths) > 0 {
 			return errors.New("no benchmark is in both OLD and NEW (same name and config), so the gate cannot judge anything; check that both measured the same benchmarks, and pair differently named configs with --map OLD=NEW")
@@ -126,24 +111,9 @@ func init() {
 	})
 }
 
-func configSuffix(c string) string {
-	if c == "" {
-		return ""
-	}
-	return " @" + c
-}
-
-// side is one input of a comparison.
-type side struct {
-	label     string
-	results   []*benchfmt.Result
-	env       []store.KV // nil for a file
-	meta      []benchfmt.UnitMetadata
-	artifacts []store.Artifact // nil for a file
-}
-
-// compareInput reads one side: a stored run or a benchmark file.
-func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
+// compareInput reads one side: a stored run (its planned rounds) or a
+// benchmark file.
+func compareInput(c common, arg string, stderr io.Writer) (*findings.Set, error) {
 	if arg != "-" {
 		if _, err := os.Stat(arg); err != nil && isRunRef(arg) {
 			db, err := openDB(c.db, true)
@@ -156,29 +126,15 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 			if err != nil {
 				return nil, err
 			}
-			run, err := db.GetRun(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			sd := &side{label: fmt.Sprintf("run %d (%s, %s, %s)", id, run.Experiment, run.Mode, run.StartedAt.Local().Format("2006-01-02 15:04"))}
-			if sd.results, err = db.Results(ctx, id); err != nil {
-				return nil, err
-			}
-			sd.results = findings.SamplingOf(run).Planned(sd.results)
-			if sd.env, err = db.Env(ctx, id); err != nil {
-				return nil, err
-			}
-			meta, err := db.UnitMeta(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			sd.meta = storedMeta(meta)
-			if sd.artifacts, err = db.Artifacts(ctx, id); err != nil {
-				return nil, err
-			}
-			return sd, nil
+			return findings.ReadSet(ctx, db, id)
 		}
 	}
+	return readSetFile(arg, "perflab compare", stderr)
+}
+
+// readSetFile reads a file of Go benchmark output ("-" is stdin); lines
+// that do not parse are reported on stderr.
+func readSetFile(arg, cmd string, stderr io.Writer) (*findings.Set, error) {
 	var r io.Reader = os.Stdin
 	name := "stdin"
 	if arg != "-" {
@@ -189,70 +145,11 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 		defer f.Close()
 		r, name = f, arg
 	}
-	res, meta, err := readBench(r, name)
-	if err != nil {
-		fmt.Fprintf(stderr, "perflab compare: %v\n", err)
+	s, warn, err := findings.ParseSet(r, name)
+	if warn != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, warn)
 	}
-	if len(res) == 0 {
-		return nil, fmt.Errorf("%s holds no benchmark results", name)
-	}
-	return &side{label: name, results: res, meta: meta}, nil
-}
-
-// describeSides names both inputs and, for stored runs, lists where their
-// environments differ, warning when the calibration loop ran at a
-// different speed: then part of every difference is the machine's.
-func describeSides(w io.Writer, old, new *side) {
-	fmt.Fprintf(w, "old: %s\nnew: %s\n", old.label, new.label)
-	if old.env == nil || new.env == nil {
-		fmt.Fprintln(w)
-		return
-	}
-	ov := map[string]string{}
-	for _, kv := range old.env {
-		ov[kv.Key] = kv.Value
-	}
-	var diffs []string
-	for _, kv := range new.env {
-		if o, ok := ov[kv.Key]; ok && o != kv.Value && kv.Key != "time" {
-			diffs = append(diffs, fmt.Sprintf("  %-14s %s  →  %s", kv.Key, o, kv.Value))
-		}
-	}
-	if len(diffs) > 0 {
-		fmt.Fprintf(w, "environment differences:\n%s\n", strings.Join(diffs, "\n"))
-	}
-	for _, k := range []string{"noise-before", "noise-after"} {
-		o, n := calibration(ov[k]), calibration(envValue(new.env, k))
-		if o > 0 && n > 0 && (n/o > 1.1 || o/n > 1.1) {
-			fmt.Fprintf(w, "warning: the calibration loop (%s) took %+.0f%% in new: the machine itself ran at a different speed, so part of every difference below is the machine's, not the code's\n", k, (n/o-1)*100)
-		}
-	}
-	fmt.Fprintln(w)
-}
-
-func envValue(env []store.KV, key string) string {
-	for _, kv := range env {
-		if kv.Key == key {
-			return kv.Value
-		}
-	}
-	return ""
-}
-
-var calibrationRE = regexp.MustCompile(`median ([0-9.]+(?:ns|us|µs|ms|s))`)
-
-// calibration reads the median of a noise estimate such as
-// "cv=3.6% (n=30, median 1.07ms)", in seconds; 0 when absent.
-func calibration(s string) float64 {
-	m := calibrationRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0
-	}
-	d, err := time.ParseDuration(m[1])
-	if err != nil {
-		return 0
-	}
-	return d.Seconds()
+	return s, err
 }
 
 // gateOutcome reports a --fail-on gate's result on stderr: an error when a
@@ -271,8 +168,7 @@ func gateOutcome(stderr io.Writer, cmd, failOn string, fails []compare.Failure, 
 	}
 	fmt.Fprintf(stderr, "%s: %d significant changes beyond --fail-on %s\n", cmd, len(fails), failOn)
 	for _, fl := range fails {
-		fmt.Fprintf(stderr, "  %s%s [%s]: %s %s, p=%.3g, breaks %s\n", fl.Row.Name, configSuffix(fl.Row.Config), fl.Row.Unit,
-			compare.FormatDelta(fl.Row.Delta), compare.FormatCI(fl.Row), fl.Row.P, cmp.Or(fl.Threshold.Text, fl.Threshold.String()))
+		fmt.Fprintf(stderr, "  %s\n", report.FailureLine(fl))
 	}
 	return errExit1
 }

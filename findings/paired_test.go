@@ -1,22 +1,35 @@
-package compare
+package findings
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/unit"
 )
 
 // pairedRun makes one run's results: rounds × {old, new}, where each round
 // shares a drift factor (as interleaved rounds do) and new = old × factor.
+// testdata/paired.txt is pairedText(12, {A: 1.03, B: 1}, "BenchmarkGone", 7).
 func pairedRun(t *testing.T, rounds int, factors map[string]float64, onlyOld string, seed uint64) []*benchfmt.Result {
 	t.Helper()
+	rs, err := gotest.Parse(strings.NewReader(pairedText(rounds, factors, onlyOld, seed)), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func pairedText(rounds int, factors map[string]float64, onlyOld string, seed uint64) string {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var b strings.Builder
 	for r := 1; r <= rounds; r++ {
@@ -35,36 +48,38 @@ func pairedRun(t *testing.T, rounds int, factors map[string]float64, onlyOld str
 			}
 		}
 	}
-	rs, err := gotest.Parse(strings.NewReader(b.String()), "run")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
+	return b.String()
 }
 
-func TestComparePaired(t *testing.T) {
-	rs := pairedRun(t, 12, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "BenchmarkGone", 7)
-	res := ComparePaired(rs, "old", "new", analysis.DefaultOptions(), nil)
+func TestPaired(t *testing.T) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "paired.txt")); err != nil || string(data) != pairedText(12, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "BenchmarkGone", 7) {
+		t.Fatalf("testdata/paired.txt is missing or differs from pairedText (err %v); write it again from pairedText", err)
+	}
+	file := readSet(t, "paired.txt")
+	res := Paired(file.Results, "old", "new", analysis.DefaultOptions(), nil)
 	rows := map[string]PairedRow{}
 	for _, r := range res.Rows {
 		rows[r.Name+" "+r.Unit] = r
 	}
 	a, b := rows["BenchmarkA sec/op"], rows["BenchmarkB sec/op"]
-	if a.Verdict != "slower" || !(a.Ratio.Lo > 1.02 && a.Ratio.Hi < 1.04) || math.Abs(a.Ratio.Ratio-1.03) > 0.005 {
+	if a.Verdict != Slower || !(a.Ratio.Lo > 1.02 && a.Ratio.Hi < 1.04) || math.Abs(a.Ratio.Ratio-1.03) > 0.005 {
 		t.Errorf("A = %+v, want slower by about 3%% with an interval inside [+2%%, +4%%]", a)
 	}
-	if b.Verdict != "no difference" || !b.Ratio.HasInterval() || b.Ratio.Excludes(1) {
+	if b.Verdict != NoDifference || !b.Ratio.HasInterval() || b.Ratio.Excludes(1) {
 		t.Errorf("B = %+v, want no difference", b)
 	}
-	if c := rows["BenchmarkA allocs/op"]; c.Verdict != "no difference" || !c.Same {
+	if c := rows["BenchmarkA allocs/op"]; c.Verdict != NoDifference || !c.Same {
 		t.Errorf("allocs/op = %+v, want no difference at ratio 1", c)
 	}
 	if len(res.OnlyOld) != 1 || !strings.Contains(res.OnlyOld[0], "BenchmarkGone") || len(res.OnlyNew) != 0 {
 		t.Errorf("only old %v, only new %v; want BenchmarkGone in old only", res.OnlyOld, res.OnlyNew)
 	}
-	g, ok := res.geomean("sec/op")
+	g, ok := res.GeomeanFor("sec/op")
 	if !ok || g.N != 2 || math.Abs(g.Ratio.Ratio-math.Sqrt(1.03)) > 0.005 {
 		t.Errorf("geomean = %+v, want about +1.5%% over 2 benchmarks", g)
+	}
+	if res.Rounds != 12 {
+		t.Errorf("rounds %d, want 12", res.Rounds)
 	}
 
 	tests := []struct {
@@ -78,11 +93,11 @@ func TestComparePaired(t *testing.T) {
 		{"sec/op>+0%,B/op>+1%", []string{"BenchmarkA sec/op"}},
 	}
 	for _, tt := range tests {
-		ths, err := ParseThresholds(tt.rules)
+		ths, err := compare.ParseThresholds(tt.rules)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fails, unmatched := res.Check(ths)
+		fails, unmatched := compare.Check(res.Gate(), res.Alpha, ths)
 		var got []string
 		for _, f := range fails {
 			got = append(got, f.Row.Name+" "+f.Row.Unit)
@@ -91,8 +106,8 @@ func TestComparePaired(t *testing.T) {
 			t.Errorf("%s: fails %v, unmatched %v; want %v", tt.rules, got, unmatched, tt.fails)
 		}
 	}
-	ths, _ := ParseThresholds("req/s<-5%")
-	if _, unmatched := res.Check(ths); len(unmatched) != 1 {
+	ths, _ := compare.ParseThresholds("req/s<-5%")
+	if _, unmatched := compare.Check(res.Gate(), res.Alpha, ths); len(unmatched) != 1 {
 		t.Errorf("a rule on an absent unit must be reported as unmatched")
 	}
 
@@ -106,37 +121,20 @@ func TestComparePaired(t *testing.T) {
 	if fmt.Sprint(units) != "[sec/op a-sec/op x-sec/op B/op allocs/op]" {
 		t.Errorf("row units in order %v, want each unit once, sec/op first", units)
 	}
-
-	var text, md strings.Builder
-	ths, _ = ParseThresholds("sec/op>+1%")
-	fails, _ := res.Check(ths)
-	if err := res.WriteText(&text, fails); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"new/old", "slower  FAIL sec/op>+1%", "no difference (±", "geomean (2)", "only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
-		}
-	}
-	if err := res.WriteMarkdown(&md, "A/B", ths, fails, []string{"12 rounds"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"### A/B", "**Gate `sec/op>+1%`: failed**", "| BenchmarkA | ", "🔴 slower **FAIL**", "B/op, allocs/op: every value identical on both sides.", "Only in old"} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md.String())
-		}
+	if !res.SameUnit("B/op") || res.SameUnit("sec/op") {
+		t.Errorf("SameUnit: B/op %v, sec/op %v; want true, false", res.SameUnit("B/op"), res.SameUnit("sec/op"))
 	}
 }
 
-// TestComparePairedAA: identical sides compared many times must rarely
-// fail a gate; with BH across rows, a 20-benchmark A/A passes.
-func TestComparePairedAA(t *testing.T) {
-	ths, _ := ParseThresholds("sec/op>+0%")
+// TestPairedAA: identical sides compared many times must rarely fail a
+// gate; with BH across rows, a 20-benchmark A/A passes.
+func TestPairedAA(t *testing.T) {
+	ths, _ := compare.ParseThresholds("sec/op>+0%")
 	failed := 0
 	for seed := uint64(1); seed <= 20; seed++ {
 		rs := pairedRun(t, 10, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", seed)
-		res := ComparePaired(rs, "old", "new", analysis.DefaultOptions(), nil)
-		if fails, _ := res.Check(ths); len(fails) > 0 {
+		res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
+		if fails, _ := compare.Check(res.Gate(), res.Alpha, ths); len(fails) > 0 {
 			failed++
 		}
 	}
@@ -146,23 +144,44 @@ func TestComparePairedAA(t *testing.T) {
 }
 
 func TestPairedImprecise(t *testing.T) {
-	// 6 rounds of ±5% noise and no change: the interval is wider than a 1% limit.
+	// 6 rounds and no change: an interval of ±5% is wider than a 1% limit.
 	rs := pairedRun(t, 6, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", 3)
-	res := ComparePaired(rs, "old", "new", analysis.DefaultOptions(), nil)
+	res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
 	for i := range res.Rows {
 		res.Rows[i].Ratio.Lo, res.Rows[i].Ratio.Hi = 0.95, 1.05
 	}
-	tight, _ := ParseThresholds("sec/op>+1%")
-	loose, _ := ParseThresholds("sec/op>+20%")
-	if got := res.Imprecise(tight); len(got) != 2 {
+	tight, _ := compare.ParseThresholds("sec/op>+1%")
+	loose, _ := compare.ParseThresholds("sec/op>+20%")
+	if got := compare.Imprecise(res.Gate(), tight); len(got) != 2 {
 		t.Errorf("Imprecise(1%%) = %d rows, want both sec/op rows", len(got))
 	}
-	if got := res.Imprecise(loose); len(got) != 0 {
+	if got := compare.Imprecise(res.Gate(), loose); len(got) != 0 {
 		t.Errorf("Imprecise(20%%) = %d rows, want none", len(got))
 	}
-	var md strings.Builder
-	_ = res.WriteMarkdown(&md, "t", tight, nil, nil)
-	if !strings.Contains(md.String(), "measured less precisely than the limit") {
-		t.Errorf("markdown lacks the precision warning:\n%s", md.String())
+}
+
+// TestPairedDirections: in ab's paired table, B/s rising is better
+// whether a file declares "Unit B/s better=higher" or not; sec/op rising
+// is slower. testdata/rates.txt: 8 rounds, new 10% up in both units.
+func TestPairedDirections(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "rates.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, meta := range []string{"", "Unit B/s better=higher\n"} {
+		s, _, err := ParseSet(strings.NewReader(meta+string(data)), "ab")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Paired(s.Results, "old", "new", analysis.DefaultOptions(), unit.New(s.Meta))
+		for _, r := range res.Rows {
+			want := map[string]Change{"B/s": Better, "sec/op": Slower}[r.Unit]
+			if r.Verdict != want {
+				t.Errorf("metadata %q: %s ratio %.3f verdict %q, want %q", meta, r.Unit, r.Ratio.Ratio, r.Verdict, want)
+			}
+		}
+		if len(res.Rows) != 2 {
+			t.Errorf("metadata %q: %d rows, want sec/op and B/s", meta, len(res.Rows))
+		}
 	}
 }

@@ -1,11 +1,11 @@
-package compare
+package findings
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/unit"
 )
 
 // instructionResults makes n rounds of one benchmark reporting
@@ -26,29 +26,24 @@ func instructionResults(mid float64, n int) []*benchfmt.Result {
 // TestGateOnInstructions: instructions/op is lower-is-better, a 2% rise
 // breaks "instructions/op>+1%", a 0.5% rise and an improvement do not.
 func TestGateOnInstructions(t *testing.T) {
-	ths, err := ParseThresholds("instructions/op>+1%")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if HigherIsBetter("instructions/op") {
+	ths := mustParse(t, "instructions/op>+1%")
+	if (*unit.Table)(nil).HigherIsBetter("instructions/op") {
 		t.Fatal("instructions/op must be lower-is-better")
 	}
 	for _, tc := range []struct {
 		newMid float64
 		fails  bool
 	}{{1241, true}, {1223, false}, {1190, false}} {
-		res := Compare(instructionResults(1217, 8), instructionResults(tc.newMid, 8), Options{})
-		fails, unmatched := res.Check(ths)
+		res := Compare(resultSet(instructionResults(1217, 8)), resultSet(instructionResults(tc.newMid, 8)), CompareOptions{})
+		fails, unmatched := check(res, ths)
 		if len(unmatched) != 0 {
 			t.Fatalf("rule unmatched: %v", unmatched)
 		}
 		if got := len(fails) > 0; got != tc.fails {
-			var b strings.Builder
-			_ = res.WriteText(&b, fails)
-			t.Errorf("1217 → %g: gate failed = %v, want %v\n%s", tc.newMid, got, tc.fails, b.String())
+			t.Errorf("1217 → %g: gate failed = %v, want %v (rows %+v)", tc.newMid, got, tc.fails, res.Rows)
 		}
-		if tc.newMid < 1217 && len(res.Rows) == 1 && res.Rows[0].Delta >= 0 {
-			t.Errorf("an improvement shows Δ %s", fmt.Sprint(res.Rows[0].Delta))
+		if tc.newMid < 1217 && len(res.Rows) == 1 && (res.Rows[0].Delta >= 0 || res.Rows[0].Worse) {
+			t.Errorf("an improvement shows Δ %g, worse %v", res.Rows[0].Delta, res.Rows[0].Worse)
 		}
 	}
 }

@@ -1,11 +1,8 @@
-package history
+package findings
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -16,123 +13,6 @@ import (
 
 	"github.com/perflab/perflab/store"
 )
-
-// noisy returns n values around level with relative Gaussian noise sd.
-func noisy(r *rand.Rand, n int, level, sd float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = level * (1 + sd*r.NormFloat64())
-	}
-	return out
-}
-
-// TestPlantedStep: a step change planted in 30 runs is found, placed
-// within one run of where it was planted, for many noise draws and step
-// positions.
-func TestPlantedStep(t *testing.T) {
-	for seed := uint64(1); seed <= 20; seed++ {
-		r := rand.New(rand.NewPCG(seed, 5))
-		at := 8 + int(seed)%15 // the first run of the new level
-		xs := append(noisy(r, at, 100e-9, 0.02), noisy(r, 30-at, 120e-9, 0.02)...)
-		cps := EDivisive(xs, EDivisiveOptions{})
-		if len(cps) == 0 {
-			t.Errorf("seed %d: no change point found; planted at %d", seed, at)
-			continue
-		}
-		// The strongest split is the planted one; any extra one must be
-		// a real (if small) effect of the noise draw, and rare.
-		hit := false
-		for _, c := range cps {
-			if abs(c.Index-at) <= 1 {
-				hit = true
-			}
-		}
-		if !hit {
-			t.Errorf("seed %d: change points %v, planted at %d", seed, indexes(cps), at)
-		}
-		if len(cps) > 2 {
-			t.Errorf("seed %d: %d change points for one planted step: %v", seed, len(cps), indexes(cps))
-		}
-	}
-}
-
-// TestNoChange: a series without a change has no change point in most
-// draws (the permutation test holds its false-alarm rate near α).
-func TestNoChange(t *testing.T) {
-	falseAlarms := 0
-	for seed := uint64(1); seed <= 40; seed++ {
-		r := rand.New(rand.NewPCG(seed, 11))
-		if len(EDivisive(noisy(r, 30, 1, 0.03), EDivisiveOptions{})) > 0 {
-			falseAlarms++
-		}
-	}
-	if falseAlarms > 8 { // α=0.05 of 40 is 2; allow for chance
-		t.Errorf("%d of 40 flat series had a change point", falseAlarms)
-	}
-}
-
-func TestTwoSteps(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 3))
-	xs := append(append(noisy(r, 10, 10, 0.01), noisy(r, 10, 14, 0.01)...), noisy(r, 10, 9, 0.01)...)
-	got := indexes(EDivisive(xs, EDivisiveOptions{}))
-	if len(got) != 2 || abs(got[0]-10) > 1 || abs(got[1]-20) > 1 {
-		t.Errorf("change points %v, want ≈ [10 20]", got)
-	}
-}
-
-func TestEDivisiveEdges(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		xs   []float64
-		want int
-	}{
-		{"empty", nil, 0},
-		{"short", []float64{1, 2, 3, 4, 5}, 0},
-		{"constant", []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0},
-		{"NaN kept in place", []float64{1, 1, 1, 1, 1, math.NaN(), 1, 5, 5, 5, 5, 5, 5}, 1},
-	} {
-		cps := EDivisive(tc.xs, EDivisiveOptions{})
-		if len(cps) != tc.want {
-			t.Errorf("%s: %d change points %v, want %d", tc.name, len(cps), indexes(cps), tc.want)
-		}
-		if tc.name == "NaN kept in place" && len(cps) == 1 && cps[0].Index != 7 {
-			t.Errorf("%s: change at %d, want 7 (the NaN keeps its index)", tc.name, cps[0].Index)
-		}
-	}
-}
-
-// TestBestSplitMatchesDirect checks the O(n²) statistic against a direct
-// evaluation of the formula.
-func TestBestSplitMatchesDirect(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 9))
-	z := noisy(r, 17, 5, 0.3)
-	tau, q := bestSplit(z, 3)
-	bestT, bestQ := -1, math.Inf(-1)
-	for t := 3; t <= len(z)-3; t++ {
-		var b, l, w float64
-		for i := 0; i < len(z); i++ {
-			for j := i + 1; j < len(z); j++ {
-				d := math.Abs(z[i] - z[j])
-				switch {
-				case j < t:
-					l += d
-				case i >= t:
-					w += d
-				default:
-					b += d
-				}
-			}
-		}
-		a, c, n := float64(t), float64(len(z)-t), float64(len(z))
-		v := a * c / n * (2/(a*c)*b - l/(a*(a-1)/2) - w/(c*(c-1)/2))
-		if v > bestQ {
-			bestT, bestQ = t, v
-		}
-	}
-	if tau != bestT || math.Abs(q-bestQ) > 1e-9*math.Abs(bestQ) {
-		t.Errorf("bestSplit = (%d, %g), direct = (%d, %g)", tau, q, bestT, bestQ)
-	}
-}
 
 // TestLoadAndDetect stores a planted step over 30 runs and reads it back
 // through the store, as "perflab history" does.
@@ -167,42 +47,29 @@ func TestLoadAndDetect(t *testing.T) {
 			}
 		}
 	}
-	s, err := Load(ctx, db, "Work/n=4", LoadOptions{})
+	s, err := LoadHistory(ctx, db, "Work/n=4", HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Points) != 30 || s.Config != "default" || s.Benchmark != "BenchmarkWork/n=4" {
 		t.Fatalf("loaded %d points of %s @%s", len(s.Points), s.Benchmark, s.Config)
 	}
-	s.Detect(EDivisiveOptions{})
 	if len(s.Changes) == 0 || abs(s.Changes[0].Index-at) > 1 {
-		t.Fatalf("change points %v, planted at run index %d", indexes(s.Changes), at)
-	}
-	var out bytes.Buffer
-	if err := s.WriteText(&out); err != nil {
-		t.Fatal(err)
+		t.Fatalf("change points %v, planted at run index %d", s.Changes, at)
 	}
 	c := s.Changes[0]
-	want := fmt.Sprintf("between run %d and run %d", s.Points[c.Index-1].RunID, s.Points[c.Index].RunID)
-	for _, w := range []string{want, "before: runs 1–", "after: runs ", "–30 ("} {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("output lacks %q:\n%s", w, out.String())
-		}
+	if c.BeforeFrom != 0 || c.AfterTo != 30 || c.Before > 52e-9 || c.After < 58e-9 {
+		t.Errorf("change %+v: want runs 0.. before at about 50ns, ..30 after at about 60ns", c)
 	}
-	if _, err := Load(ctx, db, "BenchmarkMissing", LoadOptions{}); !errors.Is(err, ErrNoData) {
+	if s.Opt.Permutations != 199 || s.Opt.MinSize != 3 {
+		t.Errorf("options %+v: want the defaults filled in", s.Opt)
+	}
+	if _, err := LoadHistory(ctx, db, "BenchmarkMissing", HistoryOptions{}); !errors.Is(err, ErrNoData) {
 		t.Errorf("missing benchmark: %v, want ErrNoData", err)
 	}
-	if _, err := Load(ctx, db, "Work/n=4", LoadOptions{Unit: "B/op"}); err == nil || !strings.Contains(err.Error(), "sec/op") {
+	if _, err := LoadHistory(ctx, db, "Work/n=4", HistoryOptions{Unit: "B/op"}); err == nil || !strings.Contains(err.Error(), "sec/op") {
 		t.Errorf("wrong unit: %v, want a hint naming sec/op", err)
 	}
-}
-
-func indexes(cps []ChangePoint) []int {
-	var out []int
-	for _, c := range cps {
-		out = append(out, c.Index)
-	}
-	return out
 }
 
 func abs(x int) int {
@@ -262,7 +129,7 @@ func TestLoadWithoutProcsSuffix(t *testing.T) {
 		{"Par-4", "BenchmarkPar-4", ""},
 	}
 	for _, tt := range tests {
-		s, err := Load(ctx, db, tt.query, LoadOptions{})
+		s, err := LoadHistory(ctx, db, tt.query, HistoryOptions{})
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("Load(%q) = %v, want an error with %q", tt.query, err, tt.err)
@@ -303,18 +170,18 @@ func TestLoadAcrossConfigNames(t *testing.T) {
 	add("default")
 	add("default")
 	add("go126")
-	s, err := Load(ctx, db, "Hash", LoadOptions{})
+	s, err := LoadHistory(ctx, db, "Hash", HistoryOptions{})
 	if err != nil || len(s.Points) != 3 || s.Points[2].Config != "go126" || s.Points[0].Config != "default" {
 		t.Fatalf("Load across names = %+v, %v; want 3 points, default then go126", s, err)
 	}
 	add("default", "go126")
-	if s, err := Load(ctx, db, "Hash", LoadOptions{}); err != nil || s.Config != "default" || len(s.Points) != 3 {
+	if s, err := LoadHistory(ctx, db, "Hash", HistoryOptions{}); err != nil || s.Config != "default" || len(s.Points) != 3 {
 		t.Errorf("with a run of two configs: %+v, %v; want the default config's 3 runs", s, err)
 	}
-	if _, err := Load(ctx, db, "Hash", LoadOptions{Config: "default,go126"}); err == nil || !strings.Contains(err.Error(), "under both default and go126") {
+	if _, err := LoadHistory(ctx, db, "Hash", HistoryOptions{Config: "default,go126"}); err == nil || !strings.Contains(err.Error(), "under both default and go126") {
 		t.Errorf("--config default,go126 with a run of both: %v", err)
 	}
-	s, err = Load(ctx, db, "Hash", LoadOptions{Config: "go126"})
+	s, err = LoadHistory(ctx, db, "Hash", HistoryOptions{Config: "go126"})
 	if err != nil || len(s.Points) != 2 {
 		t.Errorf("--config go126: %+v, %v", s, err)
 	}
