@@ -22,6 +22,9 @@ type Result struct {
 	Verdict  Verdict
 	Reason   string
 	Checks   []CheckResult
+	// NotTested lists the parts of the claim this run does not test,
+	// each "part: reason" (the spec's not_tested).
+	NotTested []string
 }
 
 // CheckResult is the outcome of one check.

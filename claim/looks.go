@@ -57,8 +57,8 @@ func evaluateLooks(c spec.Claim, samples []*analysis.Sample, opt analysis.Option
 	first, second := LookOptions(opt)
 	r1 := evaluate(c, analysis.UpToRound(samples, opt.FirstLook), first, profiles)
 	r2 := evaluate(c, samples, second, profiles)
-	if len(r1.Checks) != len(r2.Checks) {
-		return r2 // a claim marked not testable has no checks at either look
+	if len(r2.Checks) == 0 || len(r1.Checks) != len(r2.Checks) {
+		return r2 // a claim marked not testable has no checks at either look, and keeps its reason
 	}
 	for i, cr := range r1.Checks {
 		if cr.Verdict == Reproduced || cr.Verdict == Contradicted {

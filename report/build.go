@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchunit"
 
@@ -75,6 +77,8 @@ func checkMeasured[V ~string](measured, reason string, verdict V) string {
 
 func predicateOf(c claim.CheckResult) string { return cmp.Or(c.Predicate, "—") }
 
+// checkVerdict is a check's verdict with the look that gave it, in a run
+// judged at two looks, and "context" for a check that is not counted.
 func checkVerdict(c claim.CheckResult) string {
 	look := ""
 	if c.Look > 0 && (c.Verdict == claim.Reproduced || c.Verdict == claim.Contradicted) {
@@ -84,6 +88,87 @@ func checkVerdict(c claim.CheckResult) string {
 		return string(c.Verdict) + look + " (context, not counted)"
 	}
 	return string(c.Verdict) + look
+}
+
+// finite reports whether x is a number other than ±Inf.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkFigure is a check's measured value with its interval, "1.05 [0.986,
+// 1.12]"; "—" when it measured nothing. A result whose Lo and Hi are both
+// zero predates intervals: it has none.
+func checkFigure(c claim.CheckResult) string {
+	switch {
+	case !finite(c.Estimate):
+		return "—"
+	case !finite(c.Lo) || !finite(c.Hi) || (c.Lo == 0 && c.Hi == 0):
+		return fmt.Sprintf("%.3g (no interval)", c.Estimate)
+	}
+	return fmt.Sprintf("%.3g [%.3g, %.3g]", c.Estimate, c.Lo, c.Hi)
+}
+
+// counted reports whether a check counts in its claim's verdict.
+func counted(c claim.CheckResult) bool { return !c.Context && c.Verdict != claim.NotTestable }
+
+// deciding returns the index of the counted check that decides the claim's
+// verdict (the first contradicted one of a contradicted claim, the first
+// undecided one of an inconclusive claim, the first counted one of a
+// reproduced claim, all of whose counted checks agree; else the first
+// counted one) and the number of counted checks; -1 when none counts.
+func deciding(v claim.Result) (i, n int) {
+	i = -1
+	for j, c := range v.Checks {
+		if !counted(c) {
+			continue
+		}
+		n++
+		if i < 0 && (v.Verdict == claim.Reproduced || c.Verdict == v.Verdict) {
+			i = j
+		}
+	}
+	if i < 0 && n > 0 {
+		i = slices.IndexFunc(v.Checks, counted)
+	}
+	return i, n
+}
+
+// claimFigure is what this run measured for a claim: its deciding check's
+// figure, named when the claim counts several checks.
+func claimFigure(v claim.Result) string {
+	i, n := deciding(v)
+	if i < 0 {
+		return "—"
+	}
+	fig := checkFigure(v.Checks[i])
+	if n > 1 {
+		fig += fmt.Sprintf(" (%s.%d)", v.ID, i+1)
+	}
+	return fig
+}
+
+// firstSentence splits a text longer than most runes after its first
+// sentence: ("A. B. C", "B. C"). A shorter text, or one of one sentence,
+// comes back whole.
+func firstSentence(s string, most int) (head, rest string) {
+	if utf8.RuneCountInString(s) <= most {
+		return s, ""
+	}
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] != '.' || s[i+1] != ' ' {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(s[i+2:]); unicode.IsUpper(r) {
+			return s[:i+1], s[i+2:]
+		}
+	}
+	return s, ""
+}
+
+// marks numbers a section's notes in the order they are made.
+type marks int
+
+func (m *marks) note(text string, open bool) *Note {
+	*m++
+	return &Note{Mark: strconv.Itoa(int(*m)), Text: Plain(text), Open: open}
 }
 
 // lookWords qualify the claims paragraph of a two-look run: the split of
@@ -104,61 +189,99 @@ func looksLine(f *findings.Run) string {
 	return fmt.Sprintf("%s This run: %d follow-up rounds of %d benchmark results.", f.Looks, f.FollowUp.Rounds, f.FollowUp.Results)
 }
 
+// judgedWords is how the run's checks were judged: the one-sided level
+// and the intervals it uses.
+func judgedWords(f *findings.Run) string {
+	split, levels := lookWords(f)
+	return fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g%s: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%)%s. Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, split, f.CheckConfidence*100, f.Opt.Confidence*100, levels)
+}
+
+// claimsSection is the claims part of a report: one line per claim (its
+// verdict, the article's figure, what this run measured), then every
+// check with the predicate it tested, then how checks are judged, folded.
+// Long texts (reasons, measurements, the rest of a claimed figure) are
+// the tables' notes.
 func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 	if len(f.Verdicts) == 0 {
 		return nil
 	}
 	s := &Section{ID: "claims", Title: "Claims"}
-	split, levels := lookWords(f)
+	var m marks
 	s.Blocks = append(s.Blocks,
-		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g%s: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%)%s. Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, split, f.CheckConfidence*100, f.Opt.Confidence*100, levels)),
-		para(Rule))
-	if l := looksLine(f); l != "" {
-		s.Blocks = append(s.Blocks, para(l))
-	}
+		para("One line per claim: its verdict, the article's figure and what this run measured, from the counted check that decides the verdict (named when the claim counts several checks). Then every check with the predicate it tested. How a check is judged follows the tables."),
+		Block{Table: claimsSummary(f, opt, &m)})
 	if withHTML {
 		s.Blocks = append(s.Blocks, Block{HTML: forestLegend})
 	}
-	t := &Table{Class: "claims", Head: []string{"ID", "claim", "claimed", "tested predicate", "measured here", "verdict"}}
+	s.Blocks = append(s.Blocks, Block{Table: claimChecks(f, withHTML, &m)})
+	judged := []Block{para(judgedWords(f)), para(Rule)}
+	if l := looksLine(f); l != "" {
+		judged = append(judged, para(l))
+	}
+	summary := "How each check is judged: α, intervals, the rule"
+	if f.Looks != "" {
+		summary += ", two looks"
+	}
+	s.Blocks = append(s.Blocks, Block{Details: &Details{Summary: summary, Blocks: judged}})
+	return s
+}
+
+// claimsSummary is one row per claim: ID, verdict (with the reason when
+// not testable), the article's figure, the measured figure.
+func claimsSummary(f *findings.Run, opt HTMLOptions, m *marks) *Table {
+	t := &Table{Class: "claims summary", Head: []string{"claim", "verdict", "claimed (article)", "measured here (deciding check)"}}
 	for _, v := range f.Verdicts {
-		row := Row{Class: verdictClass(v.Verdict), ID: "claim-" + v.ID}
-		id := cell(v.ID)
+		id := Cell{Text: Plain(v.ID), Tip: v.Text}
 		if f.Spec != nil && f.Spec.Article != "" {
 			id.Href = articleHref(opt, f.Spec.Article)
 		}
-		pred, measured := "", checkMeasured(v.Measured, v.Reason, v.Verdict)
-		var plot Cell
-		if len(v.Checks) == 1 {
-			pred = predicateOf(v.Checks[0])
-			if withHTML {
-				plot.Plot = forestPlot(v.Checks[0])
-			}
+		verdict := Cell{Text: Plain(string(v.Verdict)), Strong: true, Class: "verdict " + verdictClass(v.Verdict)}
+		if v.Verdict == claim.NotTestable && v.Reason != "" {
+			verdict.Note = m.note(v.Reason, true)
 		}
-		if string(v.Verdict) == string(claim.NotTestable) && len(v.Checks) == 0 {
-			pred = "not testable"
+		head, rest := firstSentence(cmp.Or(v.Claimed, "—"), 140)
+		claimed := Cell{Text: Plain(head), Class: "claimed"}
+		if rest != "" {
+			claimed.Note = m.note(rest, false)
 		}
-		m := cell(measured)
-		m.Class, m.Plot = "measured", plot.Plot
-		row.Cells = []Cell{id, cell(v.Text), cell(v.Claimed), cell(pred), m, {Text: Plain(string(v.Verdict)), Strong: true, Class: "verdict " + verdictClass(v.Verdict)}}
-		t.Rows = append(t.Rows, row)
-		if len(v.Checks) < 2 {
-			continue
+		measured := Cell{Text: Plain(claimFigure(v)), Class: "figure"}
+		t.Rows = append(t.Rows, Row{Class: verdictClass(v.Verdict), ID: "claim-" + v.ID, Cells: []Cell{id, verdict, claimed, measured}})
+	}
+	return t
+}
+
+// claimChecks is, per claim, a row with the claim's text and verdict, a
+// row per untested part, and a row per check: its predicate, its measured
+// figure (with a forest plot in HTML), its verdict.
+func claimChecks(f *findings.Run, withHTML bool, m *marks) *Table {
+	t := &Table{Class: "claims checks", Head: []string{"check", "claim / tested predicate", "measured here", "verdict"}}
+	for _, v := range f.Verdicts {
+		t.Rows = append(t.Rows, Row{Class: "claim " + verdictClass(v.Verdict), ID: "checks-" + v.ID, Cells: []Cell{
+			{Text: Plain(v.ID), Strong: true}, {Text: Plain(v.Text), Class: "text"}, cell(""), {Text: Plain(string(v.Verdict)), Class: "verdict " + verdictClass(v.Verdict)}}})
+		for _, p := range v.NotTested {
+			t.Rows = append(t.Rows, Row{Class: "nottested", Cells: []Cell{cell(""), {Text: Plain("not tested here: " + p), Class: "text"}, cell(""), cell("")}})
 		}
 		for i, c := range v.Checks {
-			m := cell(checkMeasured(c.Measured, c.Reason, c.Verdict))
-			m.Class = "measured"
+			measured := Cell{Text: Plain(checkFigure(c)), Class: "figure"}
+			verdict := Cell{Text: Plain(checkVerdict(c)), Class: "verdict " + verdictClass(c.Verdict)}
+			if d := checkMeasured(c.Measured, c.Reason, c.Verdict); d != "" {
+				if c.Verdict == claim.NotTestable {
+					verdict.Note = m.note(d, true)
+				} else {
+					measured.Note = m.note(d, false)
+				}
+			}
 			if withHTML {
-				m.Plot = forestPlot(c)
+				measured.Plot = forestPlot(c)
 			}
 			class := "check " + verdictClass(c.Verdict)
 			if c.Context {
 				class += " context"
 			}
-			t.Rows = append(t.Rows, Row{Class: class, Cells: []Cell{cell(fmt.Sprintf("%s.%d", v.ID, i+1)), cell("check " + strconv.Itoa(i+1)), cell(""), cell(predicateOf(c)), m, {Text: Plain(checkVerdict(c)), Class: "verdict " + verdictClass(c.Verdict)}}})
+			t.Rows = append(t.Rows, Row{Class: class, Cells: []Cell{cell(fmt.Sprintf("%s.%d", v.ID, i+1)), {Text: Plain(predicateOf(c)), Class: "predicate"}, measured, verdict}})
 		}
 	}
-	s.Blocks = append(s.Blocks, Block{Table: t})
-	return s
+	return t
 }
 
 // ---- by how much ----
