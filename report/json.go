@@ -25,7 +25,7 @@ import (
 func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(finite(reflect.ValueOf(v)))
+	return enc.Encode(jsonValue(reflect.ValueOf(v)))
 }
 
 var (
@@ -73,9 +73,9 @@ func number(f float64) any {
 	return f
 }
 
-// finite converts v into values encoding/json writes as it would write v,
+// jsonValue converts v into values encoding/json writes as it would write v,
 // with non-finite numbers as null.
-func finite(v reflect.Value) any {
+func jsonValue(v reflect.Value) any {
 	if !v.IsValid() {
 		return nil
 	}
@@ -94,7 +94,7 @@ func finite(v reflect.Value) any {
 		if v.IsNil() {
 			return nil
 		}
-		return finite(v.Elem())
+		return jsonValue(v.Elem())
 	case reflect.Slice:
 		if v.IsNil() {
 			return nil
@@ -106,7 +106,7 @@ func finite(v reflect.Value) any {
 	case reflect.Array:
 		out := make([]any, v.Len())
 		for i := range out {
-			out[i] = finite(v.Index(i))
+			out[i] = jsonValue(v.Index(i))
 		}
 		return out
 	case reflect.Map:
@@ -116,7 +116,7 @@ func finite(v reflect.Value) any {
 		keys := v.MapKeys()
 		o := make(object, 0, len(keys))
 		for _, k := range keys {
-			o = append(o, member{fmt.Sprint(k.Interface()), finite(v.MapIndex(k))})
+			o = append(o, member{fmt.Sprint(k.Interface()), jsonValue(v.MapIndex(k))})
 		}
 		slices.SortFunc(o, func(a, b member) int { return strings.Compare(a.key, b.key) })
 		return o
@@ -156,7 +156,7 @@ func fields(v reflect.Value, o *object, taken map[string]bool) {
 				continue
 			}
 			if ft == ratioType {
-				for _, m := range finite(fv).(object) {
+				for _, m := range jsonValue(fv).(object) {
 					if !taken[m.key] {
 						taken[m.key] = true
 						*o = append(*o, m)
@@ -178,7 +178,7 @@ func fields(v reflect.Value, o *object, taken map[string]bool) {
 			continue
 		}
 		taken[name] = true
-		val := finite(fv)
+		val := jsonValue(fv)
 		if strings.Contains(","+opts+",", ",string,") {
 			val = strconv.Quote(fmt.Sprint(val))
 		}
