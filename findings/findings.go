@@ -80,8 +80,11 @@ type Run struct {
 	// FollowUp counts the follow-up rounds after the first look and the
 	// benchmark results they measured.
 	FollowUp FollowUp
-	Machines *Machines              // nil unless the rounds came from several machines
-	higher   func(unit string) bool // see HigherIsBetter
+	Machines *Machines // nil unless the rounds came from several machines
+	// Sequential is how a sequential run's sampling ended and what it had
+	// decided (judge.go); nil for other runs.
+	Sequential *Sequential
+	higher     func(unit string) bool // see HigherIsBetter
 
 	RoundsDone, Cells int
 	Failed, Skipped   int
@@ -187,7 +190,12 @@ func Of(in Input) *Run {
 	if in.Run != nil && in.Run.Status == "interrupted" {
 		f.Warnings = append(f.Warnings, "this run was interrupted: the tables use the "+strconv.Itoa(f.RoundsDone)+" completed rounds")
 	}
-	if bursts := BurstRounds(in.Env); len(bursts) > 0 {
+	seq, err := sequentialOf(&in)
+	if err != nil {
+		f.Warnings = append(f.Warnings, "how the sequential sampling ended cannot be shown: "+err.Error())
+	}
+	f.Sequential = seq
+	if bursts := BurstRounds(in.Env, in.Rounds); len(bursts) > 0 {
 		f.Warnings = append(f.Warnings, burstWarning(bursts))
 	}
 	if f.RoundsDone > 0 && f.RoundsDone < 6 {
@@ -254,7 +262,7 @@ func countCells(samples []*analysis.Sample) int {
 func (f *Run) countFailures() {
 	for _, x := range f.Failures {
 		switch {
-		case strings.HasPrefix(x.Reason, "skipped: "): // not applicable, not a failure
+		case x.Skip: // not applicable, not a failure
 			f.Skipped++
 		case strings.Contains(x.Reason, "perflab: incorrect:"):
 			f.Incorrect++
