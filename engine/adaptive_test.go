@@ -108,7 +108,7 @@ func testSequentialRun(t *testing.T, unit string) {
 		round, _ := strconv.Atoi(r.GetConfig("round"))
 		perRound[round]++
 		if round > 8 {
-			name := strings.TrimSuffix(r.Name.String(), "-2")
+			name := "Benchmark" + strings.TrimSuffix(string(r.Name.Full()), "-"+strconv.Itoa(procsOf(r.Name)))
 			if !allowed[name+"@"+r.GetConfig("config")] {
 				t.Errorf("round %d ran %s @%s, which the open item does not read", round, name, r.GetConfig("config"))
 			}
