@@ -97,26 +97,19 @@ type Result struct {
 	Sequential  bool   // rounds were sampled sequentially: analyse with anytime-valid intervals
 }
 
-// storeCells and planCells convert a plan's cells to the shape the store
-// keeps them in and back; nil stays nil.
-func storeCells(cells []plan.Cell) []store.Cell {
+// convertCells converts cells between the plan's shape and the one the
+// store keeps them in; nil stays nil.
+func convertCells[To, From ~struct {
+	Bench  string
+	Levels []string
+	Config string
+}](cells []From) []To {
 	if cells == nil {
 		return nil
 	}
-	out := make([]store.Cell, len(cells))
+	out := make([]To, len(cells))
 	for i, c := range cells {
-		out[i] = store.Cell(c)
-	}
-	return out
-}
-
-func planCells(cells []store.Cell) []plan.Cell {
-	if cells == nil {
-		return nil
-	}
-	out := make([]plan.Cell, len(cells))
-	for i, c := range cells {
-		out[i] = plan.Cell(c)
+		out[i] = To(c)
 	}
 	return out
 }
@@ -155,7 +148,7 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 		return nil, fmt.Errorf("run %d has no stored plan, so it cannot be resumed exactly (it was made by an older perflab); start a new run", runID)
 	}
 	opt.Mode, opt.Rounds, opt.Benchtime, opt.CPU = saved.Mode, saved.Rounds, saved.Benchtime, saved.CPU
-	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, planCells(saved.Cells), run.Seed, 0
+	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, convertCells[plan.Cell](saved.Cells), run.Seed, 0
 	opt.Measure = saved.Measure
 	opt.Sources = saved.Sources
 	return execute(ctx, opt, run)
@@ -241,7 +234,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	joined := false
 	if run == nil {
 		saved := store.Plan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile,
-			Cells: storeCells(opt.Cells), Sources: opt.Sources, Measure: opt.Measure, Sequential: seq != nil, Decide: seq.decide(opt)}
+			Cells: convertCells[store.Cell](opt.Cells), Sources: opt.Sources, Measure: opt.Measure, Sequential: seq != nil, Decide: seq.decide(opt)}
 		if seq == nil && followsUp(opt, rules) {
 			saved.FirstLook = mode.Rounds
 		}

@@ -127,6 +127,17 @@ name = "default"
 ` + claims
 }
 
+// ratioClaim is a claim's TOML with the given checks.
+func ratioClaim(id string, checks ...string) string {
+	return "\n[[claim]]\nid = \"" + id + "\"\ntext = \"b costs more than a\"\n" + strings.Join(checks, "")
+}
+
+// ratioCheck is a check that num costs more than a by a factor of value,
+// with an extra line.
+func ratioCheck(num, value, extra string) string {
+	return "[[claim.check]]\nkind = \"ratio\"\nnum = \"" + num + "\"\nden = \"v=a\"\nop = \">\"\nvalue = " + value + "\n" + extra + "\n"
+}
+
 // storePlanted stores the planted run with the given plan and returns its ID.
 func storePlanted(t *testing.T, db *store.DB, specText string, p store.Plan, rounds [][]*benchfmt.Result) int64 {
 	t.Helper()
@@ -243,17 +254,7 @@ func TestJudgeSequentialRules(t *testing.T) {
 	if it, ok := m["BenchmarkW v=b/a (instructions/op)"]; !ok || it.Samples {
 		t.Errorf("instructions/op chosen: %v, want b/a open without samples, never on sec/op", m)
 	}
-	claims := `
-[[claim]]
-id = "P1"
-text = "b costs more than a"
-[[claim.check]]
-kind = "ratio"
-num = "v=b"
-den = "v=a"
-op = ">"
-value = 1.02
-`
+	claims := ratioClaim("P1", ratioCheck("v=b", "1.02", ""))
 	m = judge(plantedSpec(claims), store.Decide{Unit: "sec/op", MaxRounds: 50}, data)
 	it, ok := m["P1 check 1"]
 	if len(m) != 1 || !ok || it.Check == nil || it.Check.Verdict != claim.Reproduced || !it.Decided || len(it.Cells) != 2 {
@@ -268,31 +269,7 @@ value = 1.02
 func TestJudgeFirstLook(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
-	claims := `
-[[claim]]
-id = "F1"
-text = "b costs more than a, by far more than c"
-[[claim.check]]
-kind = "ratio"
-num = "v=b"
-den = "v=a"
-op = ">"
-value = 1.02
-[[claim.check]]
-kind = "ratio"
-num = "v=c"
-den = "v=a"
-op = ">"
-value = 1.0
-why = "at the truth: undecidable"
-[[claim.check]]
-kind = "ratio"
-num = "v=b"
-den = "v=a"
-op = ">"
-value = 1
-context = true
-`
+	claims := ratioClaim("F1", ratioCheck("v=b", "1.02", ""), ratioCheck("v=c", "1.0", `why = "at the truth: undecidable"`), ratioCheck("v=b", "1", "context = true"))
 	id := storePlanted(t, db, plantedSpec(claims), store.Plan{Mode: "quick", Rounds: 6, FirstLook: 6}, planted(6, nil, 5))
 	items, err := Judge{DB: db}.FirstLook(ctx, id)
 	if err != nil {

@@ -238,6 +238,9 @@ func init() {
 			if len(pos) > 0 {
 				return errors.New("--resume takes the run from the database; give no experiments with it")
 			}
+			if err := f.resumeIgnores(); err != nil {
+				return err
+			}
 			return resumeRun(*f, stdout, stderr)
 		}
 		if len(pos) == 0 {

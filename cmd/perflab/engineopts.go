@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/engine"
@@ -26,6 +28,30 @@ func (f *runFlags) engineOptions(s *spec.Spec, mode string, db *store.DB, progre
 		Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
 		Judge: judge{db: db}, Repeat: analysis.RepeatEstimate,
 	}
+}
+
+// resumeIgnores lists the flags that would change a run's plan: a resumed
+// run keeps its stored plan, so giving them with --resume is an error
+// rather than silently doing nothing.
+func (f *runFlags) resumeIgnores() error {
+	var set []string
+	for _, fl := range []struct {
+		name string
+		set  bool
+	}{
+		{"--quick", f.quick}, {"--full", f.full}, {"--rounds", f.rounds != 0}, {"--benchtime", f.benchtime != ""},
+		{"--budget", f.budget != 0}, {"--seed", f.seed != 0}, {"--no-profile", f.noProfile}, {"--no-follow-up", f.noFollowUp},
+		{"--measure", f.measure != ""}, {"--precision", f.seq.precision != 0}, {"--max-rounds", f.seq.maxRounds != 0},
+		{"--unit", f.seq.unit != ""}, {"--shard", f.shard != ""}, {"--run-key", f.runKey != ""},
+	} {
+		if fl.set {
+			set = append(set, fl.name)
+		}
+	}
+	if len(set) > 0 {
+		return fmt.Errorf("--resume completes a run with the plan it stored, so %s would change nothing; drop %s", strings.Join(set, ", "), map[bool]string{true: "it", false: "them"}[len(set) == 1])
+	}
+	return nil
 }
 
 // judge is the engine's judge: package findings judges the stored rounds

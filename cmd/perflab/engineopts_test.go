@@ -209,3 +209,25 @@ func TestRunFollowUpRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeRefusesPlanFlags: a resumed run keeps its stored plan, so a
+// flag that would change the plan is refused by name instead of ignored.
+func TestResumeRefusesPlanFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "perflab.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seed", "3"}, "so --seed would change nothing; drop it"},
+		{[]string{"--rounds", "4", "--budget", "1m", "--unit", "cpu-sec/op"}, "so --rounds, --budget, --unit would change nothing; drop them"},
+		{[]string{"--quick", "--no-follow-up", "--precision", "1%"}, "--quick, --no-follow-up, --precision"},
+	} {
+		_, stderr, code := perflab(t, append([]string{"run", "--resume", "1", "--db", db}, tc.args...)...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("run --resume 1 %s: exit %d, %q; want refused with %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a refused resume touched the database (stat: %v)", err)
+	}
+}
