@@ -91,11 +91,11 @@ type sequential struct {
 // instructions (no neighbour disturbs them, so they decide in the fewest
 // rounds), else on sec/op.
 func sequentialFor(opt Options, measure spec.Measure, rules Rules) (*sequential, error) {
-	if !opt.Sequential && opt.Precision <= 0 && opt.MaxRounds <= 0 && opt.Budget <= 0 && opt.Unit != UnitCPU {
+	if !sequentialAsked(opt) {
 		return nil, nil
 	}
-	if opt.Judge == nil {
-		return nil, fmt.Errorf("sequential sampling (--budget, --precision, --max-rounds or --unit %s) needs a judge of the rounds (engine.Options.Judge)", UnitCPU)
+	if err := judged(opt); err != nil {
+		return nil, err
 	}
 	s := &sequential{
 		unit: cmpOr(opt.Unit, defaultUnit(measure)), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
@@ -106,6 +106,20 @@ func sequentialFor(opt Options, measure spec.Measure, rules Rules) (*sequential,
 		s.maxRounds = defaultSeqMaxRounds
 	}
 	return s, nil
+}
+
+// sequentialAsked reports whether opt asks for sequential sampling.
+func sequentialAsked(opt Options) bool {
+	return opt.Sequential || opt.Precision > 0 || opt.MaxRounds > 0 || opt.Budget > 0 || opt.Unit == UnitCPU
+}
+
+// judged refuses a run that asks for sequential sampling without a judge
+// to decide when to stop.
+func judged(opt Options) error {
+	if sequentialAsked(opt) && opt.Judge == nil {
+		return fmt.Errorf("sequential sampling (--budget, --precision, --max-rounds or --unit %s) needs a judge of the rounds (engine.Options.Judge)", UnitCPU)
+	}
+	return nil
 }
 
 func defaultUnit(m spec.Measure) string {

@@ -182,6 +182,11 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if opt.Unit == UnitInstructions && !measure.Instructions {
 		return nil, fmt.Errorf("deciding on %s needs instruction counts: add --measure instructions", UnitInstructions)
 	}
+	if resume == nil {
+		if err := judged(opt); err != nil {
+			return nil, err
+		}
+	}
 	p, err := makePlan(opt, mode)
 	if err != nil {
 		return nil, err
