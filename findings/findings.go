@@ -99,6 +99,9 @@ type Run struct {
 	// run's confidence (6 at 95%).
 	MinSamples int
 	units      *unit.Table // see Units
+	// Sequential is how a sequential run's sampling ended and what it had
+	// decided (judge.go); nil for other runs.
+	Sequential *Sequential
 
 	RoundsDone, Cells int
 	Failed, Skipped   int
@@ -200,7 +203,12 @@ func Of(in Input) *Run {
 	if in.Run != nil && in.Run.Status == "interrupted" {
 		f.Warnings = append(f.Warnings, "this run was interrupted: the tables use the "+strconv.Itoa(f.RoundsDone)+" completed rounds")
 	}
-	if bursts := BurstRounds(in.Env); len(bursts) > 0 {
+	seq, err := sequentialOf(&in)
+	if err != nil {
+		f.Warnings = append(f.Warnings, "how the sequential sampling ended cannot be shown: "+err.Error())
+	}
+	f.Sequential = seq
+	if bursts := BurstRounds(in.Env, in.Rounds); len(bursts) > 0 {
 		f.Warnings = append(f.Warnings, burstWarning(bursts))
 	}
 	if f.RoundsDone > 0 && f.RoundsDone < f.MinSamples {
@@ -267,7 +275,7 @@ func countCells(samples []*analysis.Sample) int {
 func (f *Run) countFailures() {
 	for _, x := range f.Failures {
 		switch {
-		case strings.HasPrefix(x.Reason, "skipped: "): // not applicable, not a failure
+		case x.Skip: // not applicable, not a failure
 			f.Skipped++
 		case strings.Contains(x.Reason, "perflab: incorrect:"):
 			f.Incorrect++

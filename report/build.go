@@ -31,6 +31,7 @@ func sections(f *findings.Run, opt HTMLOptions, withHTML bool) []Section {
 	}
 	add(claimsSection(f, opt, withHTML))
 	add(ratiosSection(f, withHTML))
+	add(sequentialSection(f))
 	add(machinesSection(f))
 	add(environmentSection(f))
 	add(stagesSection(f))
@@ -818,8 +819,8 @@ func skippedSection(f *findings.Run) *Section {
 	s.Blocks = append(s.Blocks, para(fmt.Sprintf("%d cells skipped themselves (the benchmark called b.Skip), so they have no samples.", f.Skipped)))
 	t := &Table{Head: []string{"config", "cell", "why"}}
 	for _, x := range f.Failures {
-		if r, ok := strings.CutPrefix(x.Reason, "skipped: "); ok {
-			t.Rows = append(t.Rows, Row{Cells: cells(x.Config, x.Cell, r)})
+		if x.Skip {
+			t.Rows = append(t.Rows, Row{Cells: cells(x.Config, x.Cell, x.Reason)})
 		}
 	}
 	s.Blocks = append(s.Blocks, Block{Table: t})
@@ -835,7 +836,7 @@ func failuresSection(f *findings.Run) *Section {
 	t := &Table{Head: []string{"round", "config", "cell", "reason"}}
 	n := 0
 	for _, x := range f.Failures {
-		if isSkip(x) {
+		if x.Skip {
 			continue
 		}
 		if n == 50 {

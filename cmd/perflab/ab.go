@@ -194,13 +194,10 @@ func init() {
 			return err
 		}
 		defer db.Close()
-		res, err := engine.Run(ctx, engine.Options{
-			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
-			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(common, []string{"old", "new"}), NoProfile: f.noProfile, Progress: stderr, Measure: f.measure,
-			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: unit, GateRatios: limits,
-			Sources: map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir},
-		})
+		opt := f.engineOptions(s, "quick", db, stderr)
+		opt.CPU, opt.Cells, opt.Unit, opt.GateRatios = cpu, discover.Cells(common, []string{"old", "new"}), unit, limits
+		opt.Sources = map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir}
+		res, err := engine.Run(ctx, opt)
 		if res != nil {
 			kv := []store.KV{{Key: "ab-old", Value: sides[0].Label()}, {Key: "ab-new", Value: sides[1].Label()}}
 			if serr := db.SetEnv(context.WithoutCancel(ctx), res.RunID, kv); serr != nil && err == nil {

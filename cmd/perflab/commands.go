@@ -231,6 +231,9 @@ func init() {
 			if len(pos) > 0 {
 				return errors.New("--resume takes the run from the database; give no experiments with it")
 			}
+			if err := f.resumeIgnores(); err != nil {
+				return err
+			}
 			return resumeRun(*f, stdout, stderr)
 		}
 		if len(pos) == 0 {
@@ -262,13 +265,9 @@ func init() {
 
 		failed := false
 		for i, s := range specs {
-			res, err := engine.Run(ctx, engine.Options{
-				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
-				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, NoFollowUp: f.noFollowUp, Progress: stderr,
-				NamesOnly: shipped[i], Verbose: f.verbose, Shard: sh,
-				Measure:   f.measure,
-				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
-			})
+			opt := f.engineOptions(s, mode, db, stderr)
+			opt.NamesOnly, opt.Shard = shipped[i], sh
+			res, err := engine.Run(ctx, opt)
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
 					return err
@@ -304,8 +303,7 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr,
-		NewRunIfChanged: f.newRun, Verbose: f.verbose}, run.ID)
+	res, err := engine.Resume(ctx, f.engineOptions(s, run.Mode, db, stderr), run.ID)
 	return afterRun(ctx, db, res, err, f, stdout, stderr)
 }
 
@@ -357,6 +355,9 @@ func loadSpec(arg, cache string) (*spec.Spec, error) {
 func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analysis.Options, stdout, stderr io.Writer) error {
 	in, err := findings.Load(ctx, db, res.RunID, opt)
 	if err != nil {
+		return err
+	}
+	if err := report.WriteSequential(stderr, in); err != nil {
 		return err
 	}
 	if err := report.StoreVerdicts(ctx, db, in); err != nil {

@@ -170,7 +170,7 @@ func plantRegression(t *testing.T, path string, src int64, factor float64) int64
 		t.Fatal(err)
 	}
 	cp := *run
-	cp.ID, cp.Note = 0, "planted regression"
+	cp.ID = 0
 	id, err := db.CreateRun(ctx, &cp)
 	if err != nil {
 		t.Fatal(err)

@@ -241,7 +241,7 @@ func Store(ctx context.Context, db *store.DB, opt Options) (int64, error) {
 	run := &store.Run{Experiment: "poolmini", Mode: "quick", SpecPath: "poolmini/spec.toml", SpecText: SpecText,
 		Seed: int64(opt.Seed), RoundsPlanned: opt.Rounds, StartedAt: opt.StartedAt}
 	if opt.FollowUp > 0 {
-		run.Note = fmt.Sprintf(`{"mode":"quick","rounds":%d,"first_look":%d}`, opt.Rounds, opt.Rounds)
+		run.Plan = store.Plan{Mode: "quick", Rounds: opt.Rounds, FirstLook: opt.Rounds}
 	}
 	id, err := db.CreateRun(ctx, run)
 	if err != nil {
