@@ -9,9 +9,13 @@ import (
 	"github.com/perflab/perflab/spec"
 )
 
-// Counted reports whether a check counts in its claim's verdict and can be
-// decided by more timed rounds: not a context check, and not a profile
-// check (profiles come from the separate profiling pass).
+// Counted reports whether a check counts in its claim's verdict, and so
+// can be decided by more timed rounds: not a context check, and not a
+// profile check. A profile check reads the one CPU profile the profiling
+// pass takes of a cell, outside the timed rounds, so its share has no
+// run-to-run interval and more rounds cannot change it: it is always
+// shown as context (a share a verdict rests on is reported per round by
+// the benchmark and tested by a value or ratio check).
 func Counted(ch spec.Check) bool { return !ch.Context && ch.Kind != "profile" }
 
 // Depends returns the indexes of the cells whose samples the check reads:
