@@ -18,7 +18,8 @@ import (
 
 // ClaimsTable writes the verdicts as an aligned text table for terminals:
 // each claim's verdict and, under it, every check with the predicate it
-// tested, pass or fail.
+// tested, pass or fail; a claim that is not testable with the reason, and
+// every part of a claim no check tests with why.
 func ClaimsTable(w io.Writer, f *findings.Run) error {
 	if len(f.Verdicts) == 0 {
 		_, err := fmt.Fprintln(w, "(no claims)")
@@ -33,16 +34,23 @@ func ClaimsTable(w io.Writer, f *findings.Run) error {
 		}
 	}
 	for _, v := range f.Verdicts {
-		switch len(v.Checks) {
-		case 0:
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, v.Verdict, truncate(v.Reason, 160))
-		case 1:
+		switch {
+		case len(v.Checks) == 0:
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, v.Verdict, v.Reason)
+		case len(v.Checks) == 1 && v.Checks[0].Verdict == v.Verdict && !v.Checks[0].Context:
 			check(v.ID, v.Checks[0])
 		default:
-			fmt.Fprintf(tw, "%s\t%s\t(%d checks)\n", v.ID, v.Verdict, len(v.Checks))
+			head := fmt.Sprintf("(%d checks)", len(v.Checks))
+			if v.Verdict == claim.NotTestable && v.Reason != "" {
+				head += ": " + truncate(v.Reason, 200)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, v.Verdict, head)
 			for i, c := range v.Checks {
 				check(fmt.Sprintf("  %s.%d", v.ID, i+1), c)
 			}
+		}
+		for _, part := range v.NotTested {
+			fmt.Fprintf(tw, "\t\t  not tested here: %s\n", part)
 		}
 	}
 	if err := tw.Flush(); err != nil {
