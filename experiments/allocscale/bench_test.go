@@ -220,9 +220,14 @@ func BenchmarkWindows(b *testing.B) {
 	}
 }
 
+// windowsAt says which windows BenchmarkWindows runs in a cell: the
+// correlation's, the lock shares', or (both false) none.
+func windowsAt(variant string, gpp, procs int) (correlation, shares bool) {
+	return variant == "plain" && gpp == 64 && procs == 2, gpp == 64 && procs >= shareProcs && variant != "presized"
+}
+
 func benchWindows(b *testing.B, variant string, gpp, procs int) {
-	correlation := variant == "plain" && gpp == 64 && procs == 2
-	shares := gpp == 64 && procs >= shareProcs && variant != "presized"
+	correlation, shares := windowsAt(variant, gpp, procs)
 	if !correlation && !shares {
 		b.Skipf("windows run at variant=plain,gpp=64,gomaxprocs=2 (correlation) and at gpp=64, gomaxprocs ≥ %d for plain, pooled and arena (lock shares) only", shareProcs)
 	}

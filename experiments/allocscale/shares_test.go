@@ -35,3 +35,31 @@ func TestProfileWindow(t *testing.T) {
 		t.Errorf("a window under another CPU profile gave %v, want an error naming the window's profile", err)
 	}
 }
+
+// TestWindowsAt: the correlation windows run in E4's one cell, the
+// lock-share windows in the cells of the lock-contention claims (gpp=64,
+// 16 Ps and up, the variants they compare), nowhere else.
+func TestWindowsAt(t *testing.T) {
+	tests := []struct {
+		variant             string
+		gpp, procs          int
+		correlation, shares bool
+	}{
+		{"plain", 64, 2, true, false},
+		{"plain", 64, 1, false, false},
+		{"plain", 1, 2, false, false},
+		{"pooled", 64, 2, false, false},
+		{"plain", 64, 16, false, true},
+		{"pooled", 64, 64, false, true},
+		{"arena", 64, 32, false, true},
+		{"presized", 64, 64, false, false},
+		{"plain", 8, 64, false, false},
+		{"plain", 64, 8, false, false},
+	}
+	for _, tt := range tests {
+		c, s := windowsAt(tt.variant, tt.gpp, tt.procs)
+		if c != tt.correlation || s != tt.shares {
+			t.Errorf("windowsAt(%s, gpp=%d, procs=%d) = %v, %v; want %v, %v", tt.variant, tt.gpp, tt.procs, c, s, tt.correlation, tt.shares)
+		}
+	}
+}
