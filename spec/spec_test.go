@@ -434,6 +434,18 @@ func FuzzParse(f *testing.F) {
 		if s.Name == "" || len(s.Benchmarks) == 0 || len(s.Configs) == 0 {
 			t.Fatalf("accepted spec lacks required parts: %+v", s)
 		}
+		for _, c := range s.Claims {
+			for _, e := range c.NotTested {
+				if part, why, ok := strings.Cut(e, ": "); !ok || strings.TrimSpace(part) == "" || strings.TrimSpace(why) == "" {
+					t.Fatalf("claim %s: accepted not_tested entry %q without a part and a reason", c.ID, e)
+				}
+			}
+			for _, ch := range c.Checks {
+				if (ch.Kind == "crossover") != (ch.WinsAbove == "a" || ch.WinsAbove == "b") {
+					t.Fatalf("claim %s: accepted a %s check with wins_above %q", c.ID, ch.Kind, ch.WinsAbove)
+				}
+			}
+		}
 		for _, mode := range []string{"quick", "full"} {
 			vals, err := s.AxisValues(mode)
 			if err != nil || len(vals) != len(s.Axes) {
