@@ -140,9 +140,10 @@ text = "no profile for pooled"
 	if len(in.Verdicts) != len(want) {
 		t.Fatalf("%d verdicts, want %d", len(in.Verdicts), len(want))
 	}
+	// A profile check reads one profiling pass: judged, shown, never counted.
 	for i, v := range in.Verdicts {
-		if string(v.Verdict) != want[i] {
-			t.Errorf("%s: %s (%s %s), want %s", v.ID, v.Verdict, v.Measured, v.Reason, want[i])
+		if len(v.Checks) != 1 || string(v.Checks[0].Verdict) != want[i] || !v.Checks[0].Context {
+			t.Errorf("%s: %+v (%s %s), want one context check %s", v.ID, v.Checks, v.Measured, v.Reason, want[i])
 		}
 	}
 	if !strings.Contains(in.Verdicts[0].Measured, "heap-lock-share plain [gomaxprocs=2] = ") {

@@ -99,6 +99,7 @@ claimed = "sync.Pool overtakes plain allocation between 30% and 50% reuse"
   a = "variant=syncpool"
   b = "variant=plain"
   axis = "reuse"
+  wins_above = "a"
   min = 30
   max = 50
 
