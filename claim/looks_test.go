@@ -330,3 +330,32 @@ func TestSequentialLooksHolm(t *testing.T) {
 		t.Errorf("value > %g beside a ratio: %s (%s), want contradicted at α/2", hiHalved*1.01, c.Verdict, c.Reason)
 	}
 }
+
+// TestLooksHolmNamesTheDecidingLook: two checks of one claim, both far
+// on the wrong side of their thresholds. At six rounds each is
+// contradicted at the first look's α/3 alone, but Holm's correction asks
+// α/6, which six rounds cannot give (1/64): the first look leaves both
+// open, as the run's judge sees it, and the second look, at α/3 on all
+// rounds, contradicts both. Each says the second look decided it.
+func TestLooksHolmNamesTheDecidingLook(t *testing.T) {
+	claims := []spec.Claim{{ID: "E", Checks: threeChecks[0].Checks[:2]}}
+	r := newLooksRun(rand.New(rand.NewPCG(8, 9)), noiseGens[0].gen, 0.01, map[string]float64{"b": 0.5, "c": 0.5})
+	for range 6 {
+		r.addRound("b", "c")
+	}
+	first, _ := LookOptions(analysis.Options{Alpha: 0.05, Confidence: 0.95})
+	for i, c := range Evaluate(claims, r.samples(), first)[0].Checks {
+		if c.Verdict != Inconclusive {
+			t.Errorf("first look, check %d: %s, want open after Holm", i+1, c.Verdict)
+		}
+	}
+	for range 18 {
+		r.addRound("b", "c")
+	}
+	opt := analysis.Options{Alpha: 0.05, Confidence: 0.95, FirstLook: 6}
+	for i, c := range Evaluate(claims, r.samples(), opt)[0].Checks {
+		if c.Verdict != Contradicted || c.Look != 2 || !strings.Contains(c.Measured, "second look (all rounds, α=0.0167)") {
+			t.Errorf("check %d: %s at look %d (%s), want contradicted at the second look at α/3", i+1, c.Verdict, c.Look, c.Measured)
+		}
+	}
+}

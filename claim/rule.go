@@ -149,7 +149,9 @@ func noInterval(pred, unit string) CheckResult {
 // a test at level (1 − c)/k (for a directional check, its interval at
 // 1 − 2(1 − c)/k: see OneSided).
 // A contradiction that does not survive becomes inconclusive, with why.
-// eval recomputes check i under other options.
+// eval recomputes check i under other options. A check judged at two looks
+// (looks.go) whose corrected test contradicts it only at a later look than
+// its own is shown as that look gave it.
 func holm(results []CheckResult, counted []int, opt analysis.Options, eval func(i int, opt analysis.Options) CheckResult) {
 	if len(counted) < 2 {
 		return
@@ -164,8 +166,17 @@ func holm(results []CheckResult, counted []int, opt analysis.Options, eval func(
 		var next []int
 		found := false
 		for _, i := range remaining {
-			if results[i].Verdict == Contradicted && eval(i, adj).Verdict == Contradicted {
+			if results[i].Verdict != Contradicted {
+				next = append(next, i)
+				continue
+			}
+			if a := eval(i, adj); a.Verdict == Contradicted {
 				rejected[i], found = true, true
+				if a.Look != results[i].Look {
+					// At its corrected level only a later look
+					// contradicts it (looks.go): that look decided it.
+					results[i] = a
+				}
 				continue
 			}
 			next = append(next, i)
