@@ -233,6 +233,7 @@ func TestCalibration(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n| world | rule | method | A/A false ±SE | wrong sign | coverage | coverage of nominal | decided 2%% | mean rounds |\n|---|---|---|---|---|---|---|---|---|\n")
 	for wi, w := range worlds {
+		t.Logf("%s: truth %.4f (nominal %.4f)", w.name, math.Exp(w.truth), math.Exp(w.nominal))
 		for ri, rule := range calRules {
 			runs := fixedRuns
 			if strings.HasPrefix(rule.name, "sequential") {

@@ -305,7 +305,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 		return nil
 	}
 	s := &Section{ID: "ratios", Title: fmt.Sprintf("By how much: each %s against %s=%s (%s)", f.By, f.By, f.Baseline, f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Per point, the ratio of %s to the baseline's %s for the same cell, from the rounds (every round measured both): the Hodges–Lehmann estimate of the per-round log-ratios with its Wilcoxon signed-rank %.0f%% interval; the geomean across points is paired the same way. Below 1 means less %s than `%s=%s`; **bold** when the interval excludes 1 (each point's interval on its own, not corrected across points; the geomean is one test).", f.MainUnit, f.MainUnit, f.Opt.Confidence*100, f.MainUnit, f.By, f.Baseline)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Per point, the ratio of %s to the baseline's %s for the same cell, from the rounds (every round measured both): the median of the per-round log-ratios with its %.0f%% sign-test interval; the geomean across points is paired the same way. Below 1 means less %s than `%s=%s`; **bold** when the interval excludes 1 (each point's interval on its own, not corrected across points; the geomean is one test).", f.MainUnit, f.MainUnit, f.Opt.Confidence*100, f.MainUnit, f.By, f.Baseline)))
 	if len(f.Geomeans) > 0 {
 		t := &Table{Head: []string{f.By, "vs", "points", "geomean ratio [" + strconv.FormatFloat(f.Opt.Confidence*100, 'f', 0, 64) + "% CI]", "reading"}}
 		for _, g := range f.Geomeans {
@@ -597,7 +597,7 @@ func configsSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "configs", Title: fmt.Sprintf("Configs compared with %s (%s)", cr.Base, cr.Unit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Each config's %s divided by `%s`'s for the same cell, paired within rounds (rounds interleave every cell of every config): the Hodges–Lehmann estimate of the per-round ratios with its %.0f%% signed-rank interval. Below 1 means less %s than `%s`; **bold** when the interval excludes 1. The last row is the paired geomean over the cells.", cr.Unit, cr.Base, f.Opt.Confidence*100, cr.Unit, cr.Base)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Each config's %s divided by `%s`'s for the same cell, paired within rounds (rounds interleave every cell of every config): the median of the per-round ratios with its %.0f%% sign-test interval. Below 1 means less %s than `%s`; **bold** when the interval excludes 1. The last row is the paired geomean over the cells.", cr.Unit, cr.Base, f.Opt.Confidence*100, cr.Unit, cr.Base)))
 	t := &Table{Head: append([]string{"cell"}, cr.Others...)}
 	for _, r := range cr.Rows {
 		row := Row{Cells: cells(r.Cell)}

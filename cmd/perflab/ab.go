@@ -34,8 +34,8 @@ selected benchmarks as cells × {old, new} in interleaved, shuffled rounds,
 so drift of the machine hits both sides alike and every round gives one
 paired new/old ratio. It prints, per benchmark and unit, the old and new
 medians, the paired change new/old with its confidence interval (the
-Hodges–Lehmann estimate of the per-round log-ratios with the Wilcoxon
-signed-rank interval), the p-value adjusted across rows (Benjamini–
+median of the per-round log-ratios with its sign-test interval), the
+p-value adjusted across rows (Benjamini–
 Hochberg), a verdict (faster, slower, or no difference at the precision
 reached, ±half the interval), and the paired geomean. The run is stored
 like any other: report, HTML, serve, history. With --budget or
@@ -401,7 +401,7 @@ func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags
 	if f.markdown != "" {
 		var footer []string
 		footer = append(footer, fmt.Sprintf("old: %s", sides[0].Label()), fmt.Sprintf("new: %s", sides[1].Label()),
-			fmt.Sprintf("perflab run %d: %d interleaved rounds; each change is the Hodges–Lehmann estimate of the per-round new/old ratios with its %.0f%% Wilcoxon signed-rank interval.", res.RunID, res.RoundsDone, (1-pr.Alpha)*100))
+			fmt.Sprintf("perflab run %d: %d interleaved rounds; each change is the median of the per-round new/old ratios with its %.0f%% sign-test interval.", res.RunID, res.RoundsDone, (1-pr.Alpha)*100))
 		if env, err := db.Env(ctx, res.RunID); err == nil {
 			for _, k := range []string{"cpu", "noise-before", "noise-after"} {
 				if v := envValue(env, k); v != "" {
