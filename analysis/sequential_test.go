@@ -35,6 +35,15 @@ func TestAnytimeLogs(t *testing.T) {
 	if at8 := AnytimeLogs(d[:AnytimeMinRounds], 0.95, 0); !at8.HasInterval() {
 		t.Errorf("%d rounds gave no 95%% interval %+v; the tuned sequence must have one from AnytimeMinRounds", AnytimeMinRounds, at8)
 	}
+	// Identical log-ratios (instruction counts): a point interval, decided
+	// from the first interval on when it is not 1, never when it is.
+	tied := []float64{.02, .02, .02, .02, .02, .02, .02, .02}
+	if tr := AnytimeLogs(tied, 0.95, 0); tr.Lo != tr.Hi || !tr.Excludes(1) || tr.P > 0.05 {
+		t.Errorf("eight identical log-ratios of 0.02: %+v, want a point interval at exp(0.02) that excludes 1", tr)
+	}
+	if z := AnytimeLogs(make([]float64, 12), 0.95, 0); z.Lo != 1 || z.Hi != 1 || z.P != 1 {
+		t.Errorf("twelve log-ratios of 0: %+v, want [1, 1] and P = 1", z)
+	}
 	opt := Options{Alpha: 0.05, Confidence: 0.95, Anytime: true}
 	if got := opt.PairedLogs(d); got != r {
 		t.Errorf("Options{Anytime}.PairedLogs = %+v, want AnytimeLogs %+v", got, r)
