@@ -32,7 +32,7 @@ func pairedVerdict(p findings.PairedRow) string {
 
 // PairedText writes a paired comparison for a terminal: one table per
 // unit with the old and new medians, the paired new/old change with its
-// interval, the signed-rank p-value adjusted across rows, the verdict,
+// interval, the paired (sign-test) p-value adjusted across rows, the verdict,
 // gate failures, and the paired geomean; then the units identical on both
 // sides and what ran on one side only.
 func PairedText(w io.Writer, r *findings.PairedResult, fails []compare.Failure) error {
