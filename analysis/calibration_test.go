@@ -284,6 +284,14 @@ func TestCorpusTruths(t *testing.T) {
 		ca := PairedLogs(c.LogRatios("c", "a", value), 0.95)
 		ba := PairedLogs(c.LogRatios("b", "a", value), 0.95)
 		t.Logf("%s: c/a %.4f [%.4f, %.4f], b/a %.4f [%.4f, %.4f] (200 rounds, 95%% sign test)", cond, ca.Ratio, ca.Lo, ca.Hi, ba.Ratio, ba.Lo, ba.Hi)
+		// How widely b/a's rounds scatter with each process valued by
+		// the median of its repetitions, and by their minimum.
+		iqr := func(value func(noisetest.Process) float64) float64 {
+			d := sortedFinite(c.LogRatios("b", "a", value))
+			return quantileLinear(d, 0.75) - quantileLinear(d, 0.25)
+		}
+		minimum := func(p noisetest.Process) float64 { return sortedFinite(p.Reps)[0] }
+		t.Logf("%s: interquartile range of b/a's log-ratios %.2f%% (median of 5 repetitions), %.2f%% (minimum of 5)", cond, 100*iqr(value), 100*iqr(minimum))
 		if ca.Excludes(1) {
 			t.Errorf("%s: c/a = %.4f [%.4f, %.4f] excludes 1, but a and c are the same function", cond, ca.Ratio, ca.Lo, ca.Hi)
 		}
