@@ -90,14 +90,14 @@ func AnytimeLogs(d []float64, confidence float64, target int) Ratio {
 // confidence sequence needs for its half-width (on the log scale) to reach
 // h, given the current log-ratios d, searched up to limit (returned when
 // not reached). The sequence at round t spans the log-ratios' quantiles
-// ½ ± u_t, where u_t = ½ − a_t/t shrinks like √(log t / t); near the
-// median the quantile function is taken as a line, whose slope (1/density
-// at the median) is estimated from the current log-ratios between their
-// quantiles ½ ± w, w the current u_t but at most 0.15: a wider window
-// would reach into the rounds that spells spoiled (with spells in 20% of
-// samples, the interquartile range made the estimate twice too
-// pessimistic). The estimate is the smallest t ≥ max(N,
-// [AnytimeMinRounds]) with u_t·slope ≤ h.
+// ½ ± u_t, u_t = ½ − (a_t + ½)/t, which shrinks like √(log t / t); the
+// estimate reads those quantiles off the current log-ratios (linearly
+// interpolated), so rounds that spells spoiled keep an early interval wide
+// as they will. Within ½ ± 0.15 the quantile function is taken as a line
+// through the current quantiles ½ ± 0.15, since a few rounds cannot say
+// more about its slope at the median. The estimate is the current number
+// of rounds when the current interval is already within h, else the
+// smallest later round (≥ [AnytimeMinRounds]) whose projected half-width is.
 func RoundsToHalfWidth(d []float64, h float64, confidence float64, target, limit int) int {
 	s := sortedFinite(d)
 	if len(s) < 2 || !(h > 0) || !(confidence > 0 && confidence < 1) {
@@ -105,16 +105,22 @@ func RoundsToHalfWidth(d []float64, h float64, confidence float64, target, limit
 	}
 	b := boundaryFor(confidence, target)
 	n := len(s)
-	w := 0.15
 	if n >= AnytimeMinRounds {
-		w = min(w, b.radius(float64(n)))
+		if j := b.count(n); j >= 0 && (s[n-1-j]-s[j])/2 <= h {
+			return n
+		}
 	}
+	const w = 0.15
 	slope := (quantileLinear(s, 0.5+w) - quantileLinear(s, 0.5-w)) / (2 * w)
-	first := max(n, AnytimeMinRounds)
-	if slope == 0 {
-		return first
+	halfWidth := func(t int) float64 {
+		u := b.radius(float64(t))
+		if u > w {
+			return (quantileLinear(s, 0.5+u) - quantileLinear(s, 0.5-u)) / 2
+		}
+		return u * slope
 	}
-	fits := func(t int) bool { return b.radius(float64(t))*slope <= h }
+	first := max(n+1, AnytimeMinRounds)
+	fits := func(t int) bool { return halfWidth(t) <= h }
 	if first >= limit || fits(first) {
 		return min(first, limit)
 	}
@@ -250,15 +256,15 @@ func (b *medianBoundary) realCount(t float64) float64 {
 	return lo
 }
 
-// radius is u_t = ½ − a_t/t for the continuous count: the sequence at
-// round t spans the quantiles ½ ± u_t of the log-ratios (½ when there is
-// no interval yet).
+// radius is u_t = ½ − (a_t + ½)/t for the continuous count: the sequence
+// at round t spans the order statistics a_t+1 and t−a_t, which sit at the
+// quantiles ½ ± u_t of the log-ratios (½ when there is no interval yet).
 func (b *medianBoundary) radius(t float64) float64 {
 	a := b.realCount(t)
 	if a < 0 {
 		return 0.5
 	}
-	return 0.5 - a/t
+	return 0.5 - (a+0.5)/t
 }
 
 // logMixture is log M_t(a), the log of the beta-binomial mixture of

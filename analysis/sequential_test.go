@@ -199,6 +199,17 @@ func TestRoundsToHalfWidthEdges(t *testing.T) {
 			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
 		}
 	}
+	// Eight rounds, one spoiled: the interval is [min, max], far wider
+	// than ±1%, so more rounds are needed even though the other seven
+	// agree within 0.6%; with the spoiled round inside ±1% none are.
+	spoiled := []float64{.01, .011, .012, .013, .014, .015, .016, .5}
+	if got := RoundsToHalfWidth(spoiled, 0.01, 0.95, 0, 500); got <= len(spoiled) {
+		t.Errorf("one spoiled round of eight: %d rounds in all, want more than %d", got, len(spoiled))
+	}
+	spoiled[7] = .017
+	if got := RoundsToHalfWidth(spoiled, 0.01, 0.95, 0, 500); got != len(spoiled) {
+		t.Errorf("eight rounds within ±0.35%%: %d rounds in all, want the %d there are", got, len(spoiled))
+	}
 }
 
 // TestMedianSequenceRadiusShrinks: the quantile radius u_t the progress
