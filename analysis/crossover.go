@@ -23,7 +23,7 @@ type AxisPoint struct {
 // Multiple-comparison correction and tests, as stated in the output.
 const (
 	CrossCorrection = "Benjamini–Hochberg"
-	crossTestPaired = "Wilcoxon signed-rank on per-round log-ratios (Hodges–Lehmann estimate)"
+	crossTestPaired = "sign test on per-round log-ratios (median estimate)"
 	crossTestU      = "Mann-Whitney U (unpaired: the samples carry no rounds)"
 	crossResamples  = 200
 )
@@ -301,7 +301,7 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 					effects[i] = pts[i].effect
 					continue
 				}
-				effects[i] = median(walsh(buf))
+				effects[i] = medianOf(buf)
 			}
 		} else {
 			for i, pt := range use {

@@ -5,6 +5,6 @@ package analysis
 // states the rule for paired ratios quotes it, so it changes here, with
 // the estimand, and nowhere else. The confidence level is stated beside
 // it, by whoever quotes it.
-const PairedMethod = "Each paired change is estimated from the per-round log-ratios: " +
-	"with a fixed number of rounds, by their Hodges–Lehmann estimate with the Wilcoxon signed-rank interval; " +
-	"in a sequential run, by their mean with an anytime-valid confidence sequence (Waudby-Smith et al., 2024), valid whenever the run stopped."
+const PairedMethod = "Each paired change is the median of the per-round log-ratios (a centre one-sided bursts of interference cannot drag): " +
+	"with a fixed number of rounds, with its exact sign-test (order-statistic) interval; " +
+	"in a sequential run, with a nonparametric confidence sequence for that median (Howard & Ramdas, 2022), valid whenever the run stopped."

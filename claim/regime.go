@@ -125,7 +125,7 @@ func gridWindow(xs []float64, lo, hi float64) (float64, float64) {
 
 // crossover judges the claim that series A and B cross along Axis inside
 // [Min, Max]. The comparison is analysis.CompareAlong: per point the
-// per-round paired log-ratio (Wilcoxon signed-rank; Mann-Whitney U when
+// per-round paired log-ratio (median, sign test; Mann-Whitney U when
 // the samples carry no rounds), p-values corrected across the points by
 // Benjamini–Hochberg, a crossover between significant differences of
 // opposite sign, and an interval for the crossing from resampling rounds.
@@ -327,7 +327,7 @@ func ratioAt(an analysis.CrossAnalysis, x float64) string {
 
 func testName(an analysis.CrossAnalysis) string {
 	if an.Paired {
-		return "paired per-round log-ratios, Wilcoxon signed-rank"
+		return "paired per-round log-ratios, sign test"
 	}
 	return "unpaired, Mann-Whitney U"
 }

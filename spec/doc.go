@@ -232,9 +232,9 @@
 // and the threshold's origin), printed beside its verdict.
 //
 // A check of kind "ratio" compares num/den, in unit, with its threshold.
-// The interval is paired by round: the Hodges–Lehmann estimate of the
-// per-round log-ratios with the Wilcoxon signed-rank interval
-// (analysis.Options.Paired). num/den < 1 means num takes less than den:
+// The interval is paired by round: the median of the per-round
+// log-ratios with its sign-test interval, or a confidence sequence for the
+// median in a sequential run (analysis.Options.Paired). num/den < 1 means num takes less than den:
 //
 //	[[claim.check]]
 //	kind   = "ratio"
@@ -304,7 +304,7 @@
 //	max   = 6
 //
 // A crossover check compares a with b at every common axis value by the
-// per-round paired ratio (Wilcoxon signed-rank, Benjamini–Hochberg across
+// per-round paired ratio (median, sign test, Benjamini–Hochberg across
 // the points); a crossover is a significant difference of each sign on
 // its two sides, located with an interval from resampling rounds. It is
 // reproduced when a crossing in the claimed direction (wins_above better
