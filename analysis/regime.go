@@ -137,8 +137,11 @@ type regimeData struct {
 	// the objective of the searches over a nonlinear parameter, whose
 	// best point is then refitted in full.
 	quick bool
+	// wq are the weights 1/y² of the quick objective.
+	wq []float64
 	// scratch buffers, reused by every fit of this series
 	f0, w, z, f, col, tmp, tmp2 []float64
+	cb                          [4][]float64
 }
 
 // regimeModel is one fitted model.
@@ -174,13 +177,20 @@ func newRegimeData(a *regimeAxis, y []float64) *regimeData {
 		}
 	}
 	if d.logY {
-		d.ly = make([]float64, n)
+		d.ly, d.wq = make([]float64, n), make([]float64, n)
 		for i, v := range y {
-			d.ly[i] = math.Log(v)
+			d.ly[i], d.wq[i] = math.Log(v), 1/(v*v)
 		}
 	}
 	d.logX = a.s != nil && d.logY
 	return d
+}
+
+// with returns the columns cs in the series' column buffer (no
+// allocation per fit).
+func (d *regimeData) with(cs ...[]float64) [][]float64 {
+	n := copy(d.cb[:], cs)
+	return d.cb[:n]
 }
 
 // target is what the residuals are measured on: ln y or y.
@@ -225,10 +235,7 @@ func (d *regimeData) fitY(cols [][]float64) (coef [4]float64, sse float64, ok bo
 	}
 	f0, w, z := d.f0, d.w, d.z
 	if d.quick {
-		for i, y := range d.y {
-			w[i] = 1 / (y * y)
-		}
-		c, wok := wls(cols, d.y, w)
+		c, wok := wls(cols, d.y, d.wq)
 		if !wok {
 			return coef, math.Inf(1), false
 		}
@@ -321,7 +328,7 @@ func (d *regimeData) smoothModels() []regimeModel {
 	out = append(out, lin(modelLine, d.one, d.u))
 	out = append(out, lin(modelQuadratic, d.one, d.u, d.u2))
 	out = append(out, lin(modelCubic, d.one, d.u, d.u2, d.u3))
-	withOne := func(col []float64) [][]float64 { return [][]float64{d.one, col} }
+	withOne := func(col []float64) [][]float64 { return d.with(d.one, col) }
 	if d.pos {
 		k, c, sse, ok := d.search(d.pow, withOne, d.power, d.fitY)
 		out = append(out, regimeModel{name: modelPower, params: 3, sse: sse, theta: k, coef: c, ok: ok})
@@ -347,7 +354,7 @@ func (d *regimeData) twoPowers() regimeModel {
 	best, bj, bk := math.Inf(1), -1, -1
 	for j := range g.at {
 		for k := j + 1; k < len(g.at); k++ {
-			if _, s, ok := d.fitY([][]float64{g.cols[j], g.cols[k]}); ok && s < best {
+			if _, s, ok := d.fitY(d.with(g.cols[j], g.cols[k])); ok && s < best {
 				best, bj, bk = s, j, k
 			}
 		}
@@ -360,20 +367,20 @@ func (d *regimeData) twoPowers() regimeModel {
 	j, k := g.at[bj], g.at[bk]
 	const gap = 0.05 // keeps the two columns apart
 	copy(d.tmp2, g.cols[bk])
-	j = refine(j, stepAround(g.at, bj), math.Inf(-1), k-gap, func(t float64) float64 {
+	j, best = refine(j, best, stepAround(g.at, bj), math.Inf(-1), k-gap, func(t float64) float64 {
 		d.power(t, d.tmp)
-		_, s, ok := d.fitY([][]float64{d.tmp, d.tmp2})
+		_, s, ok := d.fitY(d.with(d.tmp, d.tmp2))
 		return okSSE(s, ok)
 	})
 	d.power(j, d.tmp2)
-	k = refine(k, stepAround(g.at, bk), j+gap, math.Inf(1), func(t float64) float64 {
+	k, _ = refine(k, best, stepAround(g.at, bk), j+gap, math.Inf(1), func(t float64) float64 {
 		d.power(t, d.tmp)
-		_, s, ok := d.fitY([][]float64{d.tmp2, d.tmp})
+		_, s, ok := d.fitY(d.with(d.tmp2, d.tmp))
 		return okSSE(s, ok)
 	})
 	d.quick = false
 	d.power(k, d.tmp)
-	c, sse, ok := d.fitY([][]float64{d.tmp2, d.tmp})
+	c, sse, ok := d.fitY(d.with(d.tmp2, d.tmp))
 	return regimeModel{name: modelTwoPowers, params: 4, sse: sse, theta: k, coef: c, ok: ok}
 }
 
@@ -406,7 +413,7 @@ func (d *regimeData) hingeModel(logAxis bool) regimeModel {
 	if logAxis {
 		axis, g, fit = d.s, d.hingeS, d.fitLog
 	}
-	cols := func(col []float64) [][]float64 { return [][]float64{d.one, axis, col} }
+	cols := func(col []float64) [][]float64 { return d.with(d.one, axis, col) }
 	tau, c, sse, ok := d.search(g, cols, hingeCol(axis), fit)
 	return regimeModel{name: modelHinge, params: 4, sse: sse, theta: tau, coef: c, ok: ok}
 }
@@ -445,7 +452,7 @@ func (d *regimeData) search(g gridCols, cols func([]float64) [][]float64, col fu
 		return 0, coef, math.Inf(1), false
 	}
 	lo, hi := g.at[max(bi-1, 0)], g.at[min(bi+1, len(g.at)-1)]
-	theta = refine(g.at[bi], 0, lo, hi, func(t float64) float64 {
+	theta, _ = refine(g.at[bi], best, 0, lo, hi, func(t float64) float64 {
 		col(t, d.tmp)
 		_, s, fok := fit(cols(d.tmp))
 		return okSSE(s, fok)
@@ -456,19 +463,20 @@ func (d *regimeData) search(g gridCols, cols func([]float64) [][]float64, col fu
 	return theta, coef, sse, ok
 }
 
-// refine minimises f by golden-section search around t0: over
-// [t0 − step, t0 + step] when step > 0, else over [lo, hi]; either way
-// within [lo, hi]. It returns t0 unless a point found is better.
-func refine(t0, step, lo, hi float64, f func(float64) float64) float64 {
+// refine minimises f by golden-section search around t0, where f is f0:
+// over [t0 − step, t0 + step] when step > 0, else over [lo, hi]; either
+// way within [lo, hi], to a hundredth of that bracket. It returns t0 and
+// f0 unless a point found is better.
+func refine(t0, f0, step, lo, hi float64, f func(float64) float64) (float64, float64) {
 	a, b := lo, hi
 	if step > 0 {
 		a, b = math.Max(t0-step, lo), math.Min(t0+step, hi)
 	}
 	if !(a < b) {
-		return t0
+		return t0, f0
 	}
 	const phi = 0.6180339887498949
-	tol := 2e-3 * (b - a)
+	tol := 1e-2 * (b - a)
 	x1, x2 := b-phi*(b-a), a+phi*(b-a)
 	f1, f2 := f(x1), f(x2)
 	for it := 0; it < 20 && b-a > tol; it++ {
@@ -486,10 +494,10 @@ func refine(t0, step, lo, hi float64, f func(float64) float64) float64 {
 	if f2 < f1 {
 		t, ft = x2, f2
 	}
-	if ft < f(t0) {
-		return t
+	if ft < f0 {
+		return t, ft
 	}
-	return t0
+	return t0, f0
 }
 
 // aicc is the small-sample Akaike criterion of a least-squares fit with
@@ -521,10 +529,16 @@ func wls(cols [][]float64, z, w []float64) ([4]float64, bool) {
 			wi = w[i]
 		}
 		for r := 0; r < p; r++ {
-			for s := 0; s < p; s++ {
-				m[r][s] += wi * cols[r][i] * cols[s][i]
+			wc := wi * cols[r][i]
+			for s := r; s < p; s++ {
+				m[r][s] += wc * cols[s][i]
 			}
-			m[r][p] += wi * cols[r][i] * z[i]
+			m[r][p] += wc * z[i]
+		}
+	}
+	for r := 1; r < p; r++ {
+		for s := 0; s < r; s++ {
+			m[r][s] = m[s][r]
 		}
 	}
 	scale := 0.0
