@@ -142,7 +142,9 @@ func FindCrossovers(pts []AxisPoint, opt Options) []Crossover {
 // both" is rejected when both one-sided tests are (an intersection-union
 // test, Berger 1982: the larger one-sided p-value, each half the
 // two-sided p on the side of its estimate), so a side of a crossing is a
-// stretch of the axis, never a single point. Each family runs two
+// stretch of the axis, never a single point. (An axis of fewer than four
+// points, too short for two points on each side, decides point by
+// point.) Each family runs two
 // fallback sequences (Wiens 2003), α/2 each, over the pairs in order
 // from one end of the axis inward (the ends, where two series that cross
 // differ most, first): α/2 is spread evenly over the first k pairs, and
@@ -206,7 +208,8 @@ func CompareAlong(pts []AxisPoint, opt Options) CrossAnalysis {
 		}
 		step = math.Max(step, p)
 	}
-	crossDecide(out.Points, opt.Alpha, crossSpread(opt.Alpha, step, len(use)-1))
+	u := crossUnit(len(use))
+	crossDecide(out.Points, opt.Alpha, u, crossSpread(opt.Alpha, step, len(use)-u+1))
 	last := -1 // index of the last significant point
 	for i, p := range out.Points {
 		if p.Sign == 0 {
@@ -223,9 +226,20 @@ func CompareAlong(pts []AxisPoint, opt Options) CrossAnalysis {
 	return out
 }
 
+// crossUnit is how many neighbouring points a decision covers on an axis
+// of n points: two, or one where the axis is too short (under four
+// points) for two on each side of a crossing.
+func crossUnit(n int) int {
+	if n < 4 {
+		return 1
+	}
+	return 2
+}
+
 // crossDecide sets every point's Sign (at level alpha) and PAdj by the
-// rule of [CompareAlong], each sequence spreading its α/2 over k pairs.
-func crossDecide(pts []CrossPoint, alpha float64, k int) {
+// rule of [CompareAlong]: units of u neighbouring points, each sequence
+// spreading its α/2 over its first k units.
+func crossDecide(pts []CrossPoint, alpha float64, u, k int) {
 	for i := range pts {
 		pts[i].PAdj = 1
 		pts[i].Sign = 0
@@ -234,11 +248,11 @@ func crossDecide(pts []CrossPoint, alpha float64, k int) {
 		return
 	}
 	// The decisions at level a grow with a, and change only where a
-	// pair's p-value meets its level: at p·2k/j for j weights carried.
+	// unit's p-value meets its level: at p·2k/j for j weights carried.
 	var cands []float64
-	for i := 0; i+1 < len(pts); i++ {
+	for i := 0; i+u <= len(pts); i++ {
 		for _, s := range []int{-1, 1} {
-			p := crossPairP(pts, i, i+1, s)
+			p := crossPairP(pts, i, i+u-1, s)
 			if p >= 0.5 {
 				continue
 			}
@@ -253,7 +267,7 @@ func crossDecide(pts []CrossPoint, alpha float64, k int) {
 	cands = slices.Compact(cands)
 	left := len(pts)
 	for _, c := range cands {
-		signs := crossDecideAt(pts, c*(1+1e-9), k)
+		signs := crossDecideAt(pts, c*(1+1e-9), u, k)
 		for i, s := range signs {
 			if s != 0 && pts[i].PAdj == 1 {
 				pts[i].PAdj = c
@@ -264,17 +278,17 @@ func crossDecide(pts []CrossPoint, alpha float64, k int) {
 			break
 		}
 	}
-	for i, s := range crossDecideAt(pts, alpha, k) {
+	for i, s := range crossDecideAt(pts, alpha, u, k) {
 		pts[i].Sign = s
 	}
 }
 
 // crossDecideAt returns each point's decided sign at level alpha: four
 // fallback sequences, one per sign and end of the axis, each over the
-// pairs of neighbouring points from its end inward, with α/2 spread
-// evenly over its first k pairs; a rejected pair passes its level on to
+// units of u neighbouring points from its end inward, with α/2 spread
+// evenly over its first k units; a rejected unit passes its level on to
 // the next.
-func crossDecideAt(pts []CrossPoint, alpha float64, k int) []int {
+func crossDecideAt(pts []CrossPoint, alpha float64, u, k int) []int {
 	n := len(pts)
 	signs := make([]int, n)
 	for _, s := range []int{-1, 1} {
@@ -286,13 +300,13 @@ func crossDecideAt(pts []CrossPoint, alpha float64, k int) []int {
 				return j
 			}
 			carried := 0.0
-			for j := 0; j+1 < n; j++ {
+			for j := 0; j+u <= n; j++ {
 				level := carried
 				if j < k {
 					level += alpha / float64(2*k)
 				}
-				if crossPairP(pts, at(j), at(j+1), s) < level {
-					signs[at(j)], signs[at(j+1)] = s, s
+				if crossPairP(pts, at(j), at(j+u-1), s) < level {
+					signs[at(j)], signs[at(j+u-1)] = s, s
 					carried = level
 				} else {
 					carried = 0
@@ -305,7 +319,8 @@ func crossDecideAt(pts []CrossPoint, alpha float64, k int) []int {
 
 // crossPairP is the p-value of "A − B has sign s at both points i and
 // j" (an intersection-union test: the larger of the two one-sided
-// p-values, each half the two-sided p on the side of its estimate).
+// p-values, each half the two-sided p on the side of its estimate); with
+// i == j, that point's one-sided p-value.
 func crossPairP(pts []CrossPoint, i, j, s int) float64 {
 	one := func(p CrossPoint) float64 {
 		if crossSign(p.effect) != s {
@@ -316,10 +331,10 @@ func crossPairP(pts []CrossPoint, i, j, s int) float64 {
 	return math.Max(one(pts[i]), one(pts[j]))
 }
 
-// crossSpread is k, the number of pairs from each end over which each
+// crossSpread is k, the number of units from each end over which each
 // sequence spreads its α/2: as many as keep every step's level α/(2k)
 // above step, the p-value a step must be able to reach (crossStepP); at
-// least 1, at most the pairs there are.
+// least 1, at most the units there are.
 func crossSpread(alpha, step float64, pairs int) int {
 	k := 1
 	if step > 0 {

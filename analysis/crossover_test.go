@@ -161,6 +161,14 @@ func TestFindCrossovers(t *testing.T) {
 			0.05,
 			// Differences −10 at 10 and +5 at 20: zero at 10 + 10·10/15.
 			[]crossWant{{x: 10 + 100.0/15, xTol: 1e-9, lo: 10, hi: 20, sigLo: 10, sigHi: 20, before: -1, after: +1}}},
+		{"three points decide point by point",
+			[]AxisPoint{
+				{X: 30, A: crossSteady(40, 6), B: crossSteady(20, 6)},
+				{X: 10, A: crossSteady(10, 6), B: crossSteady(20, 6)},
+				{X: 20, A: crossSteady(25, 6), B: crossSteady(20, 6)},
+			},
+			0.05,
+			[]crossWant{{x: 10 + 100.0/15, xTol: 1e-9, lo: 10, hi: 20, sigLo: 10, sigHi: 20, before: -1, after: +1}}},
 		{"unusable points ignored",
 			[]AxisPoint{
 				{X: 0.5, A: crossSteady(10, 6), B: crossSteady(20, 6)},
