@@ -26,7 +26,8 @@ type regimeAxis struct {
 	one    []float64
 	u2, u3 []float64
 	s2, s3 []float64
-	pos    bool // every x > 0: the power models apply
+	pos    bool      // every x > 0: the power models apply
+	lnx    []float64 // ln(x/x_max) (pos only): powers as exponentials
 
 	pow    gridCols // (x/x_max)^k, the power law's exponents
 	twoPow gridCols // (x/x_max)^k, the sum of two powers' exponents (0 included)
@@ -73,6 +74,7 @@ func newRegimeAxis(x []float64, logX bool) *regimeAxis {
 		a.s3 = mapped(a.s, func(s float64) float64 { return s * s * s })
 	}
 	if a.pos {
+		a.lnx = mapped(x, func(v float64) float64 { return math.Log(v / x[n-1]) })
 		a.pow = newGridCols(grid1(-3, 6, 18), a.power, n)
 		a.twoPow = newGridCols([]float64{-1, 0, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5}, a.power, n)
 	}
@@ -88,9 +90,8 @@ func newRegimeAxis(x []float64, logX bool) *regimeAxis {
 
 // power writes (x/x_max)^k into dst.
 func (a *regimeAxis) power(k float64, dst []float64) {
-	xmax := a.x[len(a.x)-1]
-	for i, x := range a.x {
-		dst[i] = math.Pow(x/xmax, k)
+	for i, l := range a.lnx {
+		dst[i] = math.Exp(k * l)
 	}
 }
 
