@@ -490,7 +490,7 @@ func TestCrossoverNoSignChange(t *testing.T) {
 		{"identical", func(float64, float64) float64 { return 1 }},
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-42s %3s %4s %-10s  %s\n", "series", "n", "CV", "noise", "crossovers (BH before → per-sign walks now)")
+	fmt.Fprintf(&table, "%-42s %3s %4s %-10s  %s\n", "series", "n", "CV", "noise", "crossovers (Benjamini–Hochberg before → now)")
 	totalBH := 0
 	for si, sh := range shapes {
 		for _, n := range []int{11, 21} {
@@ -541,7 +541,7 @@ func TestCrossoverPlanted(t *testing.T) {
 		seedsAt = map[int]int{8: 5, 16: 3}
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "%6s %4s %3s %4s %-10s  %s\n", "rounds", "ends", "n", "CV", "noise", "found with the right direction (BH before → now)")
+	fmt.Fprintf(&table, "%6s %4s %3s %4s %-10s  %s\n", "rounds", "ends", "n", "CV", "noise", "found with the right direction (Benjamini–Hochberg before → now)")
 	floor := map[int]map[string]float64{
 		8:  {gaussian.name: 0.55, bursts5.name: 0.3, bursts20.name: 0},
 		16: {gaussian.name: 0.75, bursts5.name: 0.55, bursts20.name: 0.05},
