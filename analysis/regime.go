@@ -347,49 +347,105 @@ func (d *regimeData) smoothModels() []regimeModel {
 }
 
 // twoPowers fits a·x^j + b·x^k (j < k, 4 parameters): every pair of grid
-// exponents with the quick objective, then the best pair refined one
-// exponent at a time by golden-section search, then refitted in full.
+// exponents with the quick objective, the three best pairs refined by
+// Gauss–Newton steps, the best result refitted in full.
 func (d *regimeData) twoPowers() regimeModel {
 	g := d.twoPow
 	d.quick = d.logY
-	best, bj, bk := math.Inf(1), -1, -1
+	defer func() { d.quick = false }()
+	// The three best grid pairs: the valley of good (j, k) runs across
+	// the grid, and its lowest grid point can lie in another basin.
+	type start struct {
+		sse  float64
+		j, k float64
+	}
+	var starts [3]start
+	for i := range starts {
+		starts[i].sse = math.Inf(1)
+	}
 	for j := range g.at {
 		for k := j + 1; k < len(g.at); k++ {
-			if _, s, ok := d.fitY(d.with(g.cols[j], g.cols[k])); ok && s < best {
-				best, bj, bk = s, j, k
+			_, s, ok := d.fitY(d.with(g.cols[j], g.cols[k]))
+			if !ok || !(s < starts[2].sse) {
+				continue
 			}
+			i := 2
+			for ; i > 0 && s < starts[i-1].sse; i-- {
+				starts[i] = starts[i-1]
+			}
+			starts[i] = start{s, g.at[j], g.at[k]}
 		}
 	}
-	if bj < 0 {
-		d.quick = false
+	if math.IsInf(starts[0].sse, 1) {
 		return regimeModel{name: modelTwoPowers, params: 4, sse: math.Inf(1)}
 	}
-	// Refine j with k fixed (its column in tmp2), then k with j fixed.
-	j, k := g.at[bj], g.at[bk]
-	const gap = 0.05 // keeps the two columns apart
-	copy(d.tmp2, g.cols[bk])
-	j, best = refine(j, best, stepAround(g.at, bj), math.Inf(-1), k-gap, func(t float64) float64 {
-		d.power(t, d.tmp)
-		_, s, ok := d.fitY(d.with(d.tmp, d.tmp2))
-		return okSSE(s, ok)
-	})
-	d.power(j, d.tmp2)
-	k, _ = refine(k, best, stepAround(g.at, bk), j+gap, math.Inf(1), func(t float64) float64 {
-		d.power(t, d.tmp)
-		_, s, ok := d.fitY(d.with(d.tmp2, d.tmp))
-		return okSSE(s, ok)
-	})
+	best := start{sse: math.Inf(1)}
+	for _, st := range starts {
+		if math.IsInf(st.sse, 1) {
+			continue
+		}
+		j, k, s := d.twoPowersNewton(st.j, st.k)
+		if s < best.sse {
+			best = start{s, j, k}
+		}
+	}
 	d.quick = false
-	d.power(k, d.tmp)
+	d.power(best.j, d.tmp2)
+	d.power(best.k, d.tmp)
 	c, sse, ok := d.fitY(d.with(d.tmp2, d.tmp))
-	return regimeModel{name: modelTwoPowers, params: 4, sse: sse, theta: k, coef: c, ok: ok}
+	return regimeModel{name: modelTwoPowers, params: 4, sse: sse, theta: best.k, coef: c, ok: ok}
 }
 
-// stepAround is the distance from grid point i to its farther
-// neighbour.
-func stepAround(at []float64, i int) float64 {
-	lo, hi := at[max(i-1, 0)], at[min(i+1, len(at)-1)]
-	return math.Max(at[i]-lo, hi-at[i])
+// twoPowersNewton refines the exponents (j, k) of a·x^j + b·x^k from a
+// grid point by damped Gauss–Newton steps on all four parameters at once
+// (the exponents trade against each other, so one at a time would crawl
+// along the valley), with the quick objective's weights; j stays below k.
+// It returns the exponents and their quick SSE.
+func (d *regimeData) twoPowersNewton(j, k float64) (float64, float64, float64) {
+	const gap = 0.05 // keeps the two columns apart
+	pj, pk, dj, dk := d.tmp, d.tmp2, d.col, d.f0
+	sse := func(j, k float64) (float64, [4]float64, bool) {
+		d.power(j, pj)
+		d.power(k, pk)
+		c, s, ok := d.fitY(d.with(pj, pk))
+		return s, c, ok
+	}
+	best, c, ok := sse(j, k)
+	if !ok || !d.logY {
+		return j, k, best
+	}
+	r := d.z
+	for it := 0; it < 8; it++ {
+		d.power(j, pj)
+		d.power(k, pk)
+		for i, l := range d.lnx {
+			r[i] = d.y[i] - c[0]*pj[i] - c[1]*pk[i]
+			dj[i], dk[i] = c[0]*l*pj[i], c[1]*l*pk[i]
+		}
+		step, sok := wls(d.with(pj, pk, dj, dk), r, d.wq)
+		if !sok {
+			break
+		}
+		improved := false
+		for h := 1.0; h > 1.0/32; h /= 2 {
+			nj, nk := j+h*step[2], k+h*step[3]
+			if !(nj < nk-gap) || !kneeFinite(nj) || !kneeFinite(nk) {
+				continue
+			}
+			if s, nc, nok := sse(nj, nk); nok && s < best {
+				converged := best-s < 1e-9*best
+				best, c, j, k, improved = s, nc, nj, nk, true
+				if converged {
+					return j, k, best
+				}
+				break
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return j, k, best
 }
 
 func okSSE(s float64, ok bool) float64 {
