@@ -717,7 +717,7 @@ func crossoverSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "crossovers", Title: fmt.Sprintf("Crossovers along %s (%s)", f.Axis, f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s cross (with its interval from resampling rounds), between the two sampled points that bracket it; a crossover needs a significant paired difference of each sign on its two sides, Benjamini–Hochberg across the points. “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s cross (with its interval from resampling rounds), between the two sampled points that bracket it; a crossover needs a paired difference decided of each sign on its two sides (at two neighbouring points each, the family-wise error held at α within each sign across the points). “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
 	t := &Table{Head: []string{"series", "vs", "crossover at", "bracket", "before → after"}}
 	rows := crossRows(f)
 	for _, r := range rows {
@@ -748,7 +748,7 @@ func kneesSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "knees", Title: fmt.Sprintf("Knees (%s)", f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (power law, exponential, quadratic) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (quadratic, cubic, power law, sum of two powers, exponential) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
 	if len(knees) > 0 {
 		slices.SortStableFunc(knees, func(a, b analysis.SeriesKnee) int {
 			return analysis.CompareNames(withConfig(f, a.Series, a.Config), withConfig(f, b.Series, b.Config))
