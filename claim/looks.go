@@ -23,7 +23,7 @@ import (
 // Holm's correction across a claim's counted checks applies to that test,
 // at α/k for k checks.
 //
-// The share is a third: at 6 rounds the signed-rank interval's finest
+// The share is a third: at 6 rounds the sign-test interval's finest
 // one-sided level is 1/64 ≈ 0.0156 ≤ α/3, so the first look can decide a
 // check whose six per-round ratios all lie beyond its threshold, and the
 // second look keeps 2α/3. A check near its threshold then gets the

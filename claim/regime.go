@@ -56,7 +56,7 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 	}
 	lo, hi := gridWindow(xs, ch.Min, ch.Max)
 	cr.BandLo, cr.BandHi = lo, hi
-	cr.Predicate = fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, power law, exponential by ΔAICc ≥ %g) whose breakpoint interval lies inside [%g, %g] (claimed [%g, %g] ± one grid step)",
+	cr.Predicate = fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, cubic, power law, two powers, exponential by ΔAICc ≥ %g) whose breakpoint interval lies inside [%g, %g] (claimed [%g, %g] ± one grid step)",
 		unit, label, analysis.KneeMargin, lo, hi, ch.Min, ch.Max)
 	if len(xs) < 4 {
 		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s has %d points; a knee needs at least 4", label, len(xs))
@@ -125,9 +125,9 @@ func gridWindow(xs []float64, lo, hi float64) (float64, float64) {
 
 // crossover judges the claim that series A and B cross along Axis inside
 // [Min, Max]. The comparison is analysis.CompareAlong: per point the
-// per-round paired log-ratio (Wilcoxon signed-rank; Mann-Whitney U when
-// the samples carry no rounds), p-values corrected across the points by
-// Benjamini–Hochberg, a crossover between significant differences of
+// per-round paired log-ratio (median, sign test; Mann-Whitney U when
+// the samples carry no rounds), the family-wise error held at α within
+// each sign across the points, a crossover between decided differences of
 // opposite sign, and an interval for the crossing from resampling rounds.
 //
 // The check states which series is better above the crossing (WinsAbove:
@@ -327,7 +327,7 @@ func ratioAt(an analysis.CrossAnalysis, x float64) string {
 
 func testName(an analysis.CrossAnalysis) string {
 	if an.Paired {
-		return "paired per-round log-ratios, Wilcoxon signed-rank"
+		return "paired per-round log-ratios, sign test"
 	}
 	return "unpaired, Mann-Whitney U"
 }

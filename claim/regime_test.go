@@ -197,7 +197,7 @@ func TestCrossoverCheck(t *testing.T) {
 				t.Errorf("verdict %s, measured %q, reason %q; want %s, %q, %q", got.Verdict, got.Measured, got.Reason, tt.verdict, tt.measure, tt.reason)
 			}
 			checkFields(t, got)
-			if got.Verdict != NotTestable && !strings.Contains(got.Measured, "paired over 8 rounds, Benjamini–Hochberg-corrected") {
+			if got.Verdict != NotTestable && !strings.Contains(got.Measured, "paired over 8 rounds, "+analysis.CrossCorrection+"-corrected") {
 				t.Errorf("measured %q does not say how points were compared", got.Measured)
 			}
 		})

@@ -4,11 +4,15 @@
 //
 // The rows a gate reads are computed elsewhere (package findings: the
 // changes, their intervals and their Benjamini–Hochberg adjusted
-// p-values); [Check] only applies the rules to them. A row fails a rule
-// only where its change is a discovery (its adjusted p-value is at most
-// α over all rows of the unit) and its whole confidence interval lies
-// beyond the limit, so noise, chance hits among hundreds of benchmarks,
-// or a change too small to matter never fail a build.
+// p-values); [Check] only applies the rules to them and rules on every
+// row: [Beyond] only where its change is a discovery (its adjusted
+// p-value is at most α over all rows of the unit) and its whole
+// confidence interval lies beyond the limit, so noise, chance hits among
+// hundreds of benchmarks, or a change too small to matter never fail a
+// build; [Within] where the whole interval lies on the allowed side; and
+// [Undecided] where the gate cannot tell yet (the interval holds the
+// limit, or there is none), so a gate that could not see a change of the
+// limit's size never reads as one that checked.
 package compare
 
 import (
@@ -123,20 +127,106 @@ type Row struct {
 	HalfWidth float64
 }
 
-// Failure is a row that breaks a threshold.
-type Failure struct {
-	Row       Row
-	Threshold Threshold
+// Decision is what a gate rule decided about one row.
+type Decision int
+
+const (
+	// Undecided: the gate cannot rule on the row yet ([Why] says why).
+	Undecided Decision = iota
+	// Within: the change is on the allowed side of the limit: its whole
+	// interval lies there, or every value on both sides is the same.
+	Within
+	// Beyond: the change breaks the rule: a discovery whose whole
+	// interval lies beyond the limit.
+	Beyond
+)
+
+// String returns "undecided", "within" or "beyond".
+func (d Decision) String() string {
+	switch d {
+	case Within:
+		return "within"
+	case Beyond:
+		return "beyond"
+	}
+	return "undecided"
 }
 
-// Check applies the thresholds to rows compared at level alpha. A row
-// fails a rule of its unit when its change is a discovery (PAdj ≤ alpha)
-// and its confidence interval lies wholly beyond the limit. unmatched
-// lists the rules whose unit no row reports, usually a typo.
-func Check(rows []Row, alpha float64, ths []Threshold) (fails []Failure, unmatched []Threshold) {
+// weight orders decisions by what a row's verdict shows: a broken rule
+// first, then one that could not decide, then one that found it within.
+func (d Decision) weight() int {
+	switch d {
+	case Beyond:
+		return 2
+	case Undecided:
+		return 1
+	}
+	return 0
+}
+
+// Why says why a rule left a row undecided.
+type Why int
+
+const (
+	// Decided: the rule decided the row.
+	Decided Why = iota
+	// NoInterval: too few samples for an interval, so no change can be
+	// told apart yet.
+	NoInterval
+	// HoldsLimit: the interval contains the limit: the change may lie on
+	// either side of it.
+	HoldsLimit
+	// NoDiscovery: the whole interval lies beyond the limit, but the
+	// change is not a discovery among the rows of its unit (its adjusted
+	// p-value is above α), so it may be one of the chance hits many rows
+	// give.
+	NoDiscovery
+)
+
+// String returns the reason in a few words, for JSON.
+func (w Why) String() string {
+	switch w {
+	case NoInterval:
+		return "no interval"
+	case HoldsLimit:
+		return "interval holds the limit"
+	case NoDiscovery:
+		return "not a discovery"
+	}
+	return ""
+}
+
+// Ruling is one rule applied to one row.
+type Ruling struct {
+	Row       Row
+	Threshold Threshold
+	Decision  Decision
+	Why       Why // Decided unless Decision is Undecided
+	// Distance is how far the change is from the limit on the log scale,
+	// |log(1+Delta) − log(1+Limit)| (0.01 for 1%): about the half-width
+	// the interval must shrink below before the rule can decide. NaN
+	// without an estimate.
+	Distance float64
+}
+
+// Gate is the outcome of a set of rules over the rows of a comparison.
+type Gate struct {
+	Rules []Threshold
+	// Rulings holds every row under every rule of its unit, rule by rule,
+	// rows in their order.
+	Rulings []Ruling
+	// Unmatched lists the rules whose unit no row reports, usually a typo.
+	Unmatched []Threshold
+}
+
+// Check applies the rules to rows compared at level alpha and rules on
+// each row under each rule of its unit ([Rule]). Rows whose p-value is
+// not a number are never discoveries.
+func Check(rows []Row, alpha float64, ths []Threshold) Gate {
 	if !(alpha > 0 && alpha < 1) {
 		alpha = 0.05
 	}
+	g := Gate{Rules: ths}
 	for _, t := range ths {
 		seen := false
 		for _, row := range rows {
@@ -144,45 +234,82 @@ func Check(rows []Row, alpha float64, ths []Threshold) (fails []Failure, unmatch
 				continue
 			}
 			seen = true
-			if row.PAdj <= alpha && Breaks(row, t) {
-				fails = append(fails, Failure{Row: row, Threshold: t})
-			}
+			g.Rulings = append(g.Rulings, Rule(row, alpha, t))
 		}
 		if !seen {
-			unmatched = append(unmatched, t)
+			g.Unmatched = append(g.Unmatched, t)
 		}
 	}
-	return fails, unmatched
+	return g
 }
 
-// Breaks reports whether one row breaks one rule (its significance
-// across rows aside).
-func Breaks(row Row, t Threshold) bool {
-	if row.Unit != t.Unit || !row.Signif || !row.Interval {
-		return false
+// Rule decides one row under one rule at level alpha. A row is Beyond
+// when its change is a discovery (PAdj ≤ alpha, significant on its own)
+// and its whole interval lies beyond the limit; Within when every value
+// is the same on both sides or its whole interval lies on the allowed
+// side (an interval that touches the limit holds it); otherwise
+// Undecided.
+func Rule(row Row, alpha float64, t Threshold) Ruling {
+	r := Ruling{Row: row, Threshold: t, Decision: Undecided, Distance: math.Abs(math.Log1p(row.Delta) - math.Log1p(t.Limit))}
+	lo, hi := row.Lo, row.Hi
+	if t.Op == '<' {
+		// Mirror a "<" rule into a ">" one: a drop below the limit is
+		// what breaks it.
+		lo, hi = -row.Hi, -row.Lo
 	}
-	if t.Op == '>' {
-		return row.Lo > t.Limit
+	limit := t.Limit
+	if t.Op == '<' {
+		limit = -limit
 	}
-	return row.Hi < t.Limit
+	switch {
+	case row.Same:
+		r.Decision = Within
+	case !row.Interval || math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(row.HalfWidth, 0) || math.IsNaN(row.HalfWidth):
+		r.Why = NoInterval
+	case lo > limit && row.Signif && row.PAdj <= alpha:
+		r.Decision = Beyond
+	case lo > limit:
+		r.Why = NoDiscovery
+	case hi < limit:
+		r.Decision = Within
+	default:
+		r.Why = HoldsLimit
+	}
+	if math.IsNaN(r.Distance) || math.IsInf(row.Delta, 0) {
+		r.Distance = math.NaN()
+	}
+	return r
 }
 
-// Imprecise returns, for the rules given, the rows that show no
-// significant change but whose interval is wider than the rule's limit
-// (half-width above |limit|): a change as large as the limit could have
-// gone unseen there, so a passing gate says less than it seems.
-func Imprecise(rows []Row, ths []Threshold) []Row {
-	var out []Row
-	for _, row := range rows {
-		if row.Signif || row.Same {
-			continue
-		}
-		for _, t := range ths {
-			if t.Unit == row.Unit && row.HalfWidth > math.Abs(t.Limit) {
-				out = append(out, row)
-				break
-			}
+// Fails returns the rulings that break their rule.
+func (g Gate) Fails() []Ruling { return g.with(Beyond) }
+
+// Undecided returns the rulings that could not decide.
+func (g Gate) Undecided() []Ruling { return g.with(Undecided) }
+
+func (g Gate) with(d Decision) []Ruling {
+	var out []Ruling
+	for _, r := range g.Rulings {
+		if r.Decision == d {
+			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// Of returns the ruling that governs a row (by config, name and unit):
+// the first rule it breaks, else the first that left it undecided, else
+// the first that found it within; false when no rule reads its unit.
+func (g Gate) Of(config, name, unit string) (Ruling, bool) {
+	var out Ruling
+	found := false
+	for _, r := range g.Rulings {
+		if r.Row.Config != config || r.Row.Name != name || r.Row.Unit != unit {
+			continue
+		}
+		if !found || r.Decision.weight() > out.Decision.weight() {
+			out, found = r, true
+		}
+	}
+	return out, found
 }

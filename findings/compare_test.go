@@ -41,8 +41,11 @@ func mustParse(t *testing.T, s string) []compare.Threshold {
 	return th
 }
 
-func check(c *CompareResult, ths []compare.Threshold) ([]compare.Failure, []compare.Threshold) {
-	return compare.Check(c.Gate(), c.Alpha, ths)
+// check applies the rules to a comparison's rows: the rulings that break
+// a rule, and the rules no row reports.
+func check(c *CompareResult, ths []compare.Threshold) ([]compare.Ruling, []compare.Threshold) {
+	g := compare.Check(c.Gate(), c.Alpha, ths)
+	return g.Fails(), g.Unmatched
 }
 
 func TestCompareFiles(t *testing.T) {

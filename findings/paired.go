@@ -196,7 +196,7 @@ func (r *PairedResult) GeomeanFor(u string) (PairedGeomean, bool) {
 
 // Gate returns the rows as the gate rules read them: each change as the
 // ratio − 1 with its interval, significant on its own when its
-// signed-rank p-value is below α and its interval excludes 1.
+// paired p-value (sign test) is below α and its interval excludes 1.
 func (r *PairedResult) Gate() []compare.Row {
 	out := make([]compare.Row, len(r.Rows))
 	for i, p := range r.Rows {

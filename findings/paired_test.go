@@ -97,17 +97,17 @@ func TestPaired(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fails, unmatched := compare.Check(res.Gate(), res.Alpha, ths)
+		g := compare.Check(res.Gate(), res.Alpha, ths)
 		var got []string
-		for _, f := range fails {
+		for _, f := range g.Fails() {
 			got = append(got, f.Row.Name+" "+f.Row.Unit)
 		}
-		if fmt.Sprint(got) != fmt.Sprint(tt.fails) || len(unmatched) != 0 {
-			t.Errorf("%s: fails %v, unmatched %v; want %v", tt.rules, got, unmatched, tt.fails)
+		if fmt.Sprint(got) != fmt.Sprint(tt.fails) || len(g.Unmatched) != 0 {
+			t.Errorf("%s: fails %v, unmatched %v; want %v", tt.rules, got, g.Unmatched, tt.fails)
 		}
 	}
 	ths, _ := compare.ParseThresholds("req/s<-5%")
-	if _, unmatched := compare.Check(res.Gate(), res.Alpha, ths); len(unmatched) != 1 {
+	if g := compare.Check(res.Gate(), res.Alpha, ths); len(g.Unmatched) != 1 {
 		t.Errorf("a rule on an absent unit must be reported as unmatched")
 	}
 
@@ -134,7 +134,7 @@ func TestPairedAA(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		rs := pairedRun(t, 10, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", seed)
 		res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
-		if fails, _ := compare.Check(res.Gate(), res.Alpha, ths); len(fails) > 0 {
+		if fails := compare.Check(res.Gate(), res.Alpha, ths).Fails(); len(fails) > 0 {
 			failed++
 		}
 	}
@@ -143,20 +143,45 @@ func TestPairedAA(t *testing.T) {
 	}
 }
 
-func TestPairedImprecise(t *testing.T) {
-	// 6 rounds and no change: an interval of ±5% is wider than a 1% limit.
-	rs := pairedRun(t, 6, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", 3)
+// TestPairedUndecided: the gate rules on paired rows as they come from
+// the rounds. Three rounds give no interval, so every gated row is
+// undecided; eight rounds whose new/old ratios spread symmetrically about
+// 1.03 (±0.5% to ±2%) hold a +3% limit, clear a +10% one, and lie beyond
+// a +0.1% one.
+func TestPairedUndecided(t *testing.T) {
+	few := Paired(pairedRun(t, 3, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "", 3), "old", "new", analysis.DefaultOptions(), nil)
+	ths, _ := compare.ParseThresholds("sec/op>+1%")
+	g := compare.Check(few.Gate(), few.Alpha, ths)
+	if u := g.Undecided(); len(u) != 2 || u[0].Why != compare.NoInterval || u[1].Why != compare.NoInterval {
+		t.Errorf("3 rounds: undecided %+v, want both sec/op rows without an interval", u)
+	}
+
+	var b strings.Builder
+	spread := []float64{-0.02, 0.02, -0.01, 0.01, -0.015, 0.015, -0.005, 0.005}
+	for r, e := range spread {
+		drift := 1 + 0.1*float64(r%3)
+		fmt.Fprintf(&b, "config: old\nround: %d\nBenchmarkA 1000 %.4f ns/op\n", r+1, 1000*drift)
+		fmt.Fprintf(&b, "config: new\nround: %d\nBenchmarkA 1000 %.4f ns/op\n", r+1, 1000*drift*1.03*math.Exp(e))
+	}
+	rs, err := gotest.Parse(strings.NewReader(b.String()), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
 	res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
-	for i := range res.Rows {
-		res.Rows[i].Ratio.Lo, res.Rows[i].Ratio.Hi = 0.95, 1.05
-	}
-	tight, _ := compare.ParseThresholds("sec/op>+1%")
-	loose, _ := compare.ParseThresholds("sec/op>+20%")
-	if got := compare.Imprecise(res.Gate(), tight); len(got) != 2 {
-		t.Errorf("Imprecise(1%%) = %d rows, want both sec/op rows", len(got))
-	}
-	if got := compare.Imprecise(res.Gate(), loose); len(got) != 0 {
-		t.Errorf("Imprecise(20%%) = %d rows, want none", len(got))
+	for _, tc := range []struct {
+		rule string
+		want compare.Decision
+		why  compare.Why
+	}{
+		{"sec/op>+3%", compare.Undecided, compare.HoldsLimit},
+		{"sec/op>+10%", compare.Within, compare.Decided},
+		{"sec/op>+0.1%", compare.Beyond, compare.Decided},
+	} {
+		ths, _ := compare.ParseThresholds(tc.rule)
+		g := compare.Check(res.Gate(), res.Alpha, ths)
+		if len(g.Rulings) != 1 || g.Rulings[0].Decision != tc.want || g.Rulings[0].Why != tc.why {
+			t.Errorf("%s on %+v: rulings %+v, want %v (%v)", tc.rule, res.Rows[0].Ratio, g.Rulings, tc.want, tc.why)
+		}
 	}
 }
 

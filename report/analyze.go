@@ -44,8 +44,14 @@ func AnalyzeText(w io.Writer, a *findings.Analysis) error {
 			fmt.Fprintln(w, "  none")
 		}
 		for _, c := range a.Crossovers {
-			fmt.Fprintf(w, "  %s vs %s [%s]: %s=%.3g [%.3g, %.3g] (between %g and %g; significant at %g and %g; %s, %s)\n",
-				c.A, c.B, c.Unit, c.Axis, c.X, c.XLo, c.XHi, c.Lo, c.Hi, c.SigLo, c.SigHi, c.Test, c.Correction)
+			lower := func(side string) string {
+				if side == "a" {
+					return c.A
+				}
+				return c.B
+			}
+			fmt.Fprintf(w, "  %s vs %s [%s]: %s=%.3g [%.3g, %.3g] (between %g and %g; decided at %g and %g; lower below: %s, above: %s; %s, %s)\n",
+				c.A, c.B, c.Unit, c.Axis, c.X, c.XLo, c.XHi, c.Lo, c.Hi, c.SigLo, c.SigHi, lower(c.LowerBelow), lower(c.LowerAbove), c.Test, c.Correction)
 		}
 	}
 	return nil

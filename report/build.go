@@ -315,7 +315,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 		return nil
 	}
 	s := &Section{ID: "ratios", Title: fmt.Sprintf("By how much: each %s against %s=%s (%s)", f.By, f.By, f.Baseline, f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Per point, the ratio of %s to the baseline's %s for the same cell, from the rounds (every round measured both): the Hodges–Lehmann estimate of the per-round log-ratios with its Wilcoxon signed-rank %.0f%% interval; the geomean across points is paired the same way. Below 1 means less %s than `%s=%s`; **bold** when the interval excludes 1 (each point's interval on its own, not corrected across points; the geomean is one test).", f.MainUnit, f.MainUnit, f.Opt.Confidence*100, f.MainUnit, f.By, f.Baseline)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Per point, the ratio of %s to the baseline's %s for the same cell, paired within rounds (every round measured both), with its %.0f%% interval; the geomean across points is paired the same way. %s Below 1 means less %s than `%s=%s`; **bold** when the interval excludes 1 (each point's interval on its own, not corrected across points; the geomean is one test).", f.MainUnit, f.MainUnit, f.Opt.Confidence*100, analysis.PairedMethod, f.MainUnit, f.By, f.Baseline)))
 	if len(f.Geomeans) > 0 {
 		t := &Table{Head: []string{f.By, "vs", "points", "geomean ratio [" + strconv.FormatFloat(f.Opt.Confidence*100, 'f', 0, 64) + "% CI]", "reading"}}
 		for _, g := range f.Geomeans {
@@ -607,7 +607,7 @@ func configsSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "configs", Title: fmt.Sprintf("Configs compared with %s (%s)", cr.Base, cr.Unit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Each config's %s divided by `%s`'s for the same cell, paired within rounds (rounds interleave every cell of every config): the Hodges–Lehmann estimate of the per-round ratios with its %.0f%% signed-rank interval. Below 1 means less %s than `%s`; **bold** when the interval excludes 1. The last row is the paired geomean over the cells.", cr.Unit, cr.Base, f.Opt.Confidence*100, cr.Unit, cr.Base)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Each config's %s divided by `%s`'s for the same cell, paired within rounds (rounds interleave every cell of every config), with its %.0f%% interval. %s Below 1 means less %s than `%s`; **bold** when the interval excludes 1. The last row is the paired geomean over the cells.", cr.Unit, cr.Base, f.Opt.Confidence*100, analysis.PairedMethod, cr.Unit, cr.Base)))
 	t := &Table{Head: append([]string{"cell"}, cr.Others...)}
 	for _, r := range cr.Rows {
 		row := Row{Cells: cells(r.Cell)}
@@ -727,7 +727,7 @@ func crossoverSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "crossovers", Title: fmt.Sprintf("Crossovers along %s (%s)", f.Axis, f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s cross (with its interval from resampling rounds), between the two sampled points that bracket it; a crossover needs a significant paired difference of each sign on its two sides, Benjamini–Hochberg across the points. “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s cross (with its interval from resampling rounds), between the two sampled points that bracket it; a crossover needs a paired difference decided of each sign on its two sides (at two neighbouring points each, the family-wise error held at α within each sign across the points). “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
 	t := &Table{Head: []string{"series", "vs", "crossover at", "bracket", "before → after"}}
 	rows := crossRows(f)
 	for _, r := range rows {
@@ -758,7 +758,7 @@ func kneesSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "knees", Title: fmt.Sprintf("Knees (%s)", f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (power law, exponential, quadratic) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (quadratic, cubic, power law, sum of two powers, exponential) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
 	if len(knees) > 0 {
 		slices.SortStableFunc(knees, func(a, b analysis.SeriesKnee) int {
 			return analysis.CompareNames(withConfig(f, a.Series, a.Config), withConfig(f, b.Series, b.Config))

@@ -47,31 +47,19 @@ func rowName(r findings.CompareRow) string {
 	return r.Name
 }
 
-func failKey(config, name, unit string) string { return config + "\x00" + name + "\x00" + unit }
-
-// failures maps each failing row to the rules it breaks.
-func failures(fails []compare.Failure, text func(compare.Threshold) string) map[string][]string {
-	m := map[string][]string{}
-	for _, f := range fails {
-		k := failKey(f.Row.Config, f.Row.Name, f.Row.Unit)
-		m[k] = append(m[k], text(f.Threshold))
-	}
-	return m
-}
-
 // CompareText writes a comparison for a terminal: both sides and, for two
 // runs, where their environments differ; one table per unit,
-// benchstat-like, with the geomean of each unit and the gate failures
-// marked; what was in one side only; and the functions whose
+// benchstat-like, with the geomean of each unit and the gate's rulings
+// (nil: no gate) in the verdict column (failures marked, undecided rows
+// in words); what was in one side only; and the functions whose
 // instructions changed most.
-func CompareText(w io.Writer, c *findings.CompareResult, fails []compare.Failure) error {
+func CompareText(w io.Writer, c *findings.CompareResult, gate *compare.Gate) error {
 	describeSides(w, c)
-	failed := failures(fails, compare.Threshold.String)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	byUnit(tw, c.Rows, func(r findings.CompareRow) string { return r.Unit },
 		func(unit string) { fmt.Fprintf(tw, "%s\told\tnew\tΔ\t%.0f%% CI of Δ\tp\t\n", unit, (1-c.Alpha)*100) },
 		func(row findings.CompareRow) {
-			mark := withFails(CompareVerdict(row), failed[failKey(row.Config, row.Name, row.Unit)])
+			mark := gateOf(gate, row.Config, row.Name, row.Unit).verdict(CompareVerdict(row), compare.Threshold.String)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\n", rowName(row), FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit), FormatDelta(row.Delta), FormatCI(row), row.P, mark)
 		},
 		func(unit string) { geomeanLine(tw, c, unit) }, "\t\t\t\t\t\t")
@@ -211,82 +199,41 @@ func byUnit[R any](w io.Writer, rows []R, unitOf func(R) string, head func(unit 
 	}
 }
 
-// withFails adds the rules a row breaks to its verdict.
-func withFails(mark string, rules []string) string {
-	if len(rules) == 0 {
-		return mark
-	}
-	return mark + "  FAIL " + strings.Join(rules, " ")
-}
-
-// CompareJSON writes a comparison and its gate failures as JSON (see
-// [JSON] for how numbers are written).
-func CompareJSON(w io.Writer, c *findings.CompareResult, fails []compare.Failure) error {
-	type failure struct {
-		Row       compare.Row `json:"row"`
-		Threshold string      `json:"threshold"`
-	}
-	out := struct {
+// CompareJSON writes a comparison and its gate's rulings (nil: no gate)
+// as JSON: the rows, the gate's outcome in one word, the rulings that
+// break a rule ("fails") and those that could not decide ("undecided").
+// See [JSON] for how numbers are written.
+func CompareJSON(w io.Writer, c *findings.CompareResult, gate *compare.Gate) error {
+	return JSON(w, struct {
 		*findings.CompareResult
-		Fails []failure `json:"fails"`
-	}{c, []failure{}}
-	for _, f := range fails {
-		out.Fails = append(out.Fails, failure{f.Row, f.Threshold.String()})
-	}
-	return JSON(w, out)
+		gateJSON
+	}{c, gateJSONOf(gate)})
 }
 
-// FailureLine is one gate failure in words, for the lines a gate prints:
-// "BenchmarkX @default [sec/op]: +20.0% [+18.1%, +21.9%], p=0.002, breaks sec/op>+5%".
-func FailureLine(f compare.Failure) string {
-	name := f.Row.Name
-	if f.Row.Config != "" {
-		name += " @" + f.Row.Config
+// ruleNames lists a gate's rules as written, comma-separated.
+func ruleNames(g *compare.Gate) string {
+	var names []string
+	for _, t := range g.Rules {
+		names = append(names, cmp.Or(t.Text, t.String()))
 	}
-	ci := "n too small"
-	if f.Row.Interval {
-		ci = "[" + FormatDelta(f.Row.Lo) + ", " + FormatDelta(f.Row.Hi) + "]"
-	}
-	return fmt.Sprintf("%s [%s]: %s %s, p=%.3g, breaks %s", name, f.Row.Unit, FormatDelta(f.Row.Delta), ci, f.Row.P, cmp.Or(f.Threshold.Text, f.Threshold.String()))
-}
-
-// Gate is a gate's outcome for a page: the rules as given, the failures
-// and the rules no row reports.
-type Gate struct {
-	Rules     string
-	Fails     []compare.Failure
-	Unmatched []compare.Threshold
+	return strings.Join(names, ",")
 }
 
 // CompareSections is a comparison as report sections: how to read it,
-// the gate's outcome, one table per unit (rows classed "better" or
-// "worse") with its geomean in the title, and what was in one side only.
-func CompareSections(c *findings.CompareResult, gate *Gate) []Section {
+// the gate's outcome (nil: no gate) with the rows it failed and those it
+// could not decide, one table per unit (rows classed "better", "worse" or
+// "undecided") with its geomean in the title, and what was in one side
+// only.
+func CompareSections(c *findings.CompareResult, gate *compare.Gate) []Section {
 	about := Section{ID: "about", Title: "Comparison"}
-	about.Blocks = append(about.Blocks, para(fmt.Sprintf("Δ is median(new)/median(old) − 1 with its %.0f%% distribution-free interval (Hodges–Lehmann on log values); p is the Mann-Whitney U test. A change is marked better or worse (in its unit's direction) only when p < %g. Geomeans cover only the benchmarks in both sides. A gate rule fails where a change is a Benjamini–Hochberg discovery at %g among all rows of its unit and its whole interval lies beyond the limit.",
+	about.Blocks = append(about.Blocks, para(fmt.Sprintf("Δ is median(new)/median(old) − 1 with its %.0f%% distribution-free interval (Hodges–Lehmann on log values); p is the Mann-Whitney U test. A change is marked better or worse (in its unit's direction) only when p < %g. Geomeans cover only the benchmarks in both sides. A gate rule fails where a change is a Benjamini–Hochberg discovery at %g among all rows of its unit and its whole interval lies beyond the limit; it leaves a row undecided where the interval still holds the limit, or there is none.",
 		(1-c.Alpha)*100, c.Alpha, c.Alpha)))
 	if pairs := configPairs(c); len(pairs) > 0 {
 		about.Blocks = append(about.Blocks, para("Configs compared: "+strings.Join(pairs, ", ")+" (each side has one config)."))
 	}
 	out := []Section{about}
-	var failed map[string][]string
 	if gate != nil {
-		g := Section{ID: "gate", Title: "Gate " + gate.Rules}
-		if len(gate.Fails) == 0 {
-			g.Blocks = append(g.Blocks, para("Gate passed: no significant change beyond "+gate.Rules+"."))
-		} else {
-			g.Blocks = append(g.Blocks, para(fmt.Sprintf("Gate failed (%s): %d significant change(s) beyond the limit.", gate.Rules, len(gate.Fails))))
-			t := &Table{Class: "fails", Head: []string{"failure"}}
-			for _, f := range gate.Fails {
-				t.Rows = append(t.Rows, Row{Cells: cells(FailureLine(f))})
-			}
-			g.Blocks = append(g.Blocks, Block{Table: t})
-		}
-		for _, u := range gate.Unmatched {
-			g.Blocks = append(g.Blocks, para("No compared benchmark reports the unit of rule "+u.String()+"."))
-		}
-		out = append(out, g)
-		failed = failures(gate.Fails, compare.Threshold.String)
+		out = append(out, gateSection(gate))
 	}
 	var t *Table
 	for _, row := range c.Rows {
@@ -305,8 +252,11 @@ func CompareSections(c *findings.CompareResult, gate *Gate) []Section {
 		if row.Better || row.Worse {
 			r.Class = CompareVerdict(row)
 		}
-		if fs := failed[failKey(row.Config, row.Name, row.Unit)]; len(fs) > 0 {
-			r.Cells[6].Text = Plain(CompareVerdict(row) + " FAIL " + strings.Join(fs, " "))
+		switch g := gateOf(gate, row.Config, row.Name, row.Unit); {
+		case g.undecided != nil:
+			r.Class, r.Cells[6].Text = "undecided", Plain(UndecidedWords(*g.undecided))
+		case len(g.broken) > 0:
+			r.Cells[6].Text = Plain(g.verdict(CompareVerdict(row), compare.Threshold.String))
 			r.Cells[6].Strong = true
 		}
 		t.Rows = append(t.Rows, r)
@@ -330,7 +280,44 @@ func CompareSections(c *findings.CompareResult, gate *Gate) []Section {
 // num is a numeric cell, right-aligned in HTML.
 func num(s string) Cell { return Cell{Text: Plain(s), Class: "num"} }
 
+// maxGateLines bounds the rulings a gate section lists of each kind.
+const maxGateLines = 20
+
+// gateSection is a gate's outcome: passed, failed with the rows beyond a
+// limit, and the rows it could not decide, each in words ([RulingLine]),
+// and the rules no row reports.
+func gateSection(gate *compare.Gate) Section {
+	rules := ruleNames(gate)
+	g := Section{ID: "gate", Title: "Gate " + rules}
+	fails, undecided := gate.Fails(), gate.Undecided()
+	lines := func(class string, rs []compare.Ruling) Block {
+		t := &Table{Class: class, Head: []string{class}}
+		for i, r := range rs {
+			if i == maxGateLines {
+				t.Rows = append(t.Rows, Row{Cells: cells(fmt.Sprintf("… and %d more, marked in the tables below", len(rs)-maxGateLines))})
+				break
+			}
+			t.Rows = append(t.Rows, Row{Cells: cells(RulingLine(r))})
+		}
+		return Block{Table: t}
+	}
+	switch GateOutcome(gate) {
+	case GatePassed:
+		g.Blocks = append(g.Blocks, para("Gate passed: every gated row was decided, none beyond "+rules+"."))
+	case GateFailed:
+		g.Blocks = append(g.Blocks, para(fmt.Sprintf("Gate failed (%s): %d significant change(s) beyond the limit.", rules, len(fails))), lines("fails", fails))
+	}
+	if len(undecided) > 0 {
+		g.Blocks = append(g.Blocks, para(fmt.Sprintf("Gate undecided (%s) on %d row(s): an interval still holds the limit, or there is none, so the gate cannot tell on which side of it the change lies; more samples narrow the intervals.", rules, len(undecided))),
+			lines("undecided", undecided))
+	}
+	for _, u := range gate.Unmatched {
+		g.Blocks = append(g.Blocks, para("No compared benchmark reports the unit of rule "+u.String()+"."))
+	}
+	return g
+}
+
 // CompareHTML is the comparison as HTML sections, for a page.
-func CompareHTML(c *findings.CompareResult, gate *Gate) template.HTML {
+func CompareHTML(c *findings.CompareResult, gate *compare.Gate) template.HTML {
 	return htmlSections(CompareSections(c, gate))
 }

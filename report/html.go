@@ -350,9 +350,13 @@ func chartMarkers(in *findings.Run, g *chartGroup, c *Chart, unit string) []Char
 		if la == a.Baseline {
 			other, base = lb, la
 		}
+		lowerAbove := la
+		if x.LowerAbove == "b" {
+			lowerAbove = lb
+		}
 		out = append(out, ChartMarker{Kind: MarkCrossover, X: x.X, Series: idx[other],
 			Label: fmt.Sprintf("%s × %s at %.3g", other, base, x.X),
-			Tip:   fmt.Sprintf("%s and %s cross at %s≈%.3g (between sampled %g and %g; significant at %g and %g)", la, lb, a.Axis, x.X, x.Lo, x.Hi, x.SigLo, x.SigHi)})
+			Tip:   fmt.Sprintf("%s and %s cross at %s≈%.3g (between sampled %g and %g; decided at %g and %g; %s lower above)", la, lb, a.Axis, x.X, x.Lo, x.Hi, x.SigLo, x.SigHi, lowerAbove)})
 	}
 	return out
 }

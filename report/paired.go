@@ -7,8 +7,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/store"
 )
 
 // pairedVerdict is the row's verdict with the precision reached:
@@ -30,13 +32,27 @@ func pairedVerdict(p findings.PairedRow) string {
 	return fmt.Sprintf("no difference (±%.1f%%)", p.Ratio.HalfWidth()*100)
 }
 
-// PairedText writes a paired comparison for a terminal: one table per
-// unit with the old and new medians, the paired new/old change with its
-// interval, the signed-rank p-value adjusted across rows, the verdict,
-// gate failures, and the paired geomean; then the units identical on both
-// sides and what ran on one side only.
-func PairedText(w io.Writer, r *findings.PairedResult, fails []compare.Failure) error {
-	failed := failures(fails, func(t compare.Threshold) string { return t.Text })
+// PairedSource is where a paired comparison came from: the heading of
+// its Markdown summary, each side's label, the run and how many rounds it
+// ran, and the run's environment (its CPU and noise estimates are quoted).
+type PairedSource struct {
+	Title    string     `json:"title,omitempty"`
+	Old, New string     `json:"-"`
+	RunID    int64      `json:"run,omitempty"`
+	Rounds   int        `json:"rounds_run,omitempty"`
+	Env      []store.KV `json:"-"`
+}
+
+// PairedText writes a paired comparison for a terminal: both sides, then
+// one table per unit with the old and new medians, the paired new/old
+// change with its interval, the p-value adjusted across rows, the verdict
+// under the gate (nil: no gate; failures marked, undecided rows in
+// words), and the paired geomean; then the units identical on both sides
+// and what ran on one side only.
+func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *compare.Gate) error {
+	if src.Old != "" || src.New != "" {
+		fmt.Fprintf(w, "\nold: %s\nnew: %s\n%d interleaved rounds, paired new/old\n\n", src.Old, src.New, src.Rounds)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	conf := fmt.Sprintf("%.0f%% CI", (1-r.Alpha)*100)
 	same := sameUnits(r)
@@ -44,7 +60,7 @@ func PairedText(w io.Writer, r *findings.PairedResult, fails []compare.Failure) 
 	byUnit(tw, rows, func(r findings.PairedRow) string { return r.Unit },
 		func(unit string) { fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (BH)\tverdict\t\n", unit, conf) },
 		func(row findings.PairedRow) {
-			mark := withFails(pairedVerdict(row), failed[failKey("", row.Name, row.Unit)])
+			mark := gateOf(gate, "", row.Name, row.Unit).verdict(pairedVerdict(row), ruleText)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2g\t%s\t\n", row.Name, FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit),
 				FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, mark)
 		},
@@ -67,35 +83,38 @@ func PairedText(w io.Writer, r *findings.PairedResult, fails []compare.Failure) 
 	return nil
 }
 
+// ruleText is a rule as the user wrote it.
+func ruleText(t compare.Threshold) string { return t.Text }
+
 func pairedGeomeanText(w io.Writer, r *findings.PairedResult, unit string) {
 	if g, ok := r.GeomeanFor(unit); ok {
 		fmt.Fprintf(w, "geomean (%d)\t\t\t%s\t%s\t\t\t\n", g.N, FormatRatio(g.Ratio.Ratio), formatRatioCI(g.Ratio))
 	}
 }
 
+// PairedJSON writes a paired comparison and its gate's rulings (nil: no
+// gate) as JSON: where it came from, the rows and geomeans, the gate's
+// outcome in one word, the rulings that break a rule ("fails") and those
+// that could not decide ("undecided"). See [JSON] for how numbers are
+// written.
+func PairedJSON(w io.Writer, r *findings.PairedResult, src PairedSource, gate *compare.Gate) error {
+	return JSON(w, struct {
+		Source PairedSource `json:"source"`
+		*findings.PairedResult
+		gateJSON
+	}{src, r, gateJSONOf(gate)})
+}
+
 // PairedMarkdown writes a paired comparison as GitHub-flavoured Markdown
 // for a pull-request comment or $GITHUB_STEP_SUMMARY: a heading, the
-// gate's outcome, the time table (every unit but sec/op folded away), the
-// benchmarks on one side only, and footer lines (e.g. how it was
-// measured).
-func PairedMarkdown(w io.Writer, r *findings.PairedResult, title string, rules []compare.Threshold, fails []compare.Failure, footer []string) error {
+// gate's outcome (nil: no gate) with the rows it could not decide, the
+// time table (every unit but sec/op folded away), the benchmarks on one
+// side only, and a footer saying where it was measured and how each
+// change is estimated ([analysis.PairedMethod]).
+func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gate *compare.Gate) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s\n\n", esc(title))
-	if len(rules) > 0 {
-		var names []string
-		for _, t := range rules {
-			names = append(names, "`"+t.Text+"`")
-		}
-		if len(fails) > 0 {
-			fmt.Fprintf(&b, "**Gate %s: failed** — %d significant change(s) beyond the limit.\n\n", strings.Join(names, ", "), len(fails))
-		} else {
-			fmt.Fprintf(&b, "**Gate %s: passed.**\n\n", strings.Join(names, ", "))
-		}
-		if imp := compare.Imprecise(r.Gate(), rules); len(imp) > 0 {
-			fmt.Fprintf(&b, "⚠️ %d benchmark(s) measured less precisely than the limit (%s); a change that large could go unseen there. Give the run a larger budget.\n\n", len(imp), esc(impreciseList(imp)))
-		}
-	}
-	failed := failures(fails, func(t compare.Threshold) string { return t.Text })
+	fmt.Fprintf(&b, "### %s\n\n", esc(src.Title))
+	pairedGateMarkdown(&b, gate)
 	unit := ""
 	closeUnit := func() {
 		if unit == "" {
@@ -122,18 +141,25 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, title string, rules [
 			}
 			fmt.Fprintf(&b, "| %s | old | new | new/old | %.0f%% CI | p (BH) | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", esc(unit), (1-r.Alpha)*100)
 		}
+		g := gateOf(gate, "", row.Name, row.Unit)
 		v := pairedVerdict(row)
-		switch row.Verdict {
-		case findings.Slower, findings.Worse:
+		switch {
+		case g.undecided != nil:
+			v = "🟡 " + UndecidedWords(*g.undecided)
+		case row.Verdict == findings.Slower || row.Verdict == findings.Worse:
 			v = "🔴 " + v
-		case findings.Faster, findings.Better:
+		case row.Verdict == findings.Faster || row.Verdict == findings.Better:
 			v = "🟢 " + v
 		}
-		if fs := failed[failKey("", row.Name, row.Unit)]; len(fs) > 0 {
-			v += " **FAIL** `" + strings.Join(fs, " ") + "`"
+		if len(g.broken) > 0 {
+			var rules []string
+			for _, t := range g.broken {
+				rules = append(rules, ruleText(t))
+			}
+			v += " **FAIL** `" + strings.Join(rules, " ") + "`"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2g | %s |\n", esc(row.Name), FormatStat(row.Old, unit), FormatStat(row.New, unit),
-			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, v)
+			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, esc(v))
 	}
 	closeUnit()
 	if len(r.Rows) == 0 {
@@ -150,11 +176,74 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, title string, rules [
 			fmt.Fprintf(&b, "Only in %s (not compared): %s\n\n", side.name, esc(shortList(side.list)))
 		}
 	}
-	for _, f := range footer {
-		fmt.Fprintf(&b, "%s  \n", f)
+	for _, f := range pairedFooter(r, src) {
+		fmt.Fprintf(&b, "%s  \n", esc(f))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// pairedGateMarkdown writes the gate's outcome: failed, undecided or
+// passed, and the rows it could not decide, each with its change, its
+// interval and why.
+func pairedGateMarkdown(b *strings.Builder, gate *compare.Gate) {
+	outcome := GateOutcome(gate)
+	if outcome == "" {
+		return
+	}
+	var names []string
+	for _, t := range gate.Rules {
+		names = append(names, "`"+ruleText(t)+"`")
+	}
+	rules := strings.Join(names, ", ")
+	fails, undecided := gate.Fails(), gate.Undecided()
+	switch outcome {
+	case GateFailed:
+		fmt.Fprintf(b, "**Gate %s: failed** — %d significant change(s) beyond the limit.", rules, len(fails))
+		if len(undecided) > 0 {
+			fmt.Fprintf(b, " It could not rule on %d more.", len(undecided))
+		}
+	case GateUndecided:
+		fmt.Fprintf(b, "**Gate %s: undecided** — no change beyond the limit, but %d benchmark(s) could not be ruled on: an interval still holds the limit, or there is none. A larger budget narrows the intervals.", rules, len(undecided))
+	default:
+		fmt.Fprintf(b, "**Gate %s: passed** — every gated benchmark was decided within the limit.", rules)
+	}
+	b.WriteString("\n\n")
+	for i, r := range undecided {
+		if i == 10 {
+			fmt.Fprintf(b, "- … (%d more)\n", len(undecided)-10)
+			break
+		}
+		fmt.Fprintf(b, "- %s\n", esc(RulingLine(r)))
+	}
+	if len(undecided) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// pairedFooter says where a paired comparison was measured and how each
+// change is estimated.
+func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
+	var out []string
+	if src.Old != "" || src.New != "" {
+		out = append(out, "old: "+src.Old, "new: "+src.New)
+	}
+	how := fmt.Sprintf("%d interleaved rounds", src.Rounds)
+	if r.Anytime {
+		how += ", sampled sequentially"
+	}
+	if src.RunID != 0 {
+		how = fmt.Sprintf("perflab run %d: %s", src.RunID, how)
+	}
+	out = append(out, fmt.Sprintf("%s; %.0f%% intervals, p adjusted by Benjamini–Hochberg across each unit's rows. %s", how, (1-r.Alpha)*100, analysis.PairedMethod))
+	for _, k := range []string{"cpu", "noise-before", "noise-after"} {
+		for _, kv := range src.Env {
+			if kv.Key == k && kv.Value != "" {
+				out = append(out, k+": "+kv.Value)
+			}
+		}
+	}
+	return out
 }
 
 // sameUnits lists the units whose every row is identical on both sides,
@@ -167,24 +256,6 @@ func sameUnits(r *findings.PairedResult) []string {
 		}
 	}
 	return out
-}
-
-func impreciseList(rows []compare.Row) string {
-	var parts []string
-	for _, r := range rows {
-		parts = append(parts, fmt.Sprintf("%s ±%.1f%%", r.Name, r.HalfWidth*100))
-	}
-	return shortList(parts)
-}
-
-// ImpreciseWarning is the warning a gate prints when rows were measured
-// less precisely than its limits, or "" when none were.
-func ImpreciseWarning(r *findings.PairedResult, rules []compare.Threshold) string {
-	imp := compare.Imprecise(r.Gate(), rules)
-	if len(imp) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("warning: %d benchmark(s) measured less precisely than the --fail-on limit (%s): a change that large could go unseen; raise --budget", len(imp), impreciseList(imp))
 }
 
 // shortList joins at most ten items and says how many more there are.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -68,15 +69,15 @@ func contains(t *testing.T, what, out string, want, not []string) {
 
 func TestCompareText(t *testing.T) {
 	res := findings.Compare(testdataSet(t, "old.txt"), testdataSet(t, "new.txt"), findings.CompareOptions{})
-	fails, _ := compare.Check(res.Gate(), res.Alpha, rules(t, "sec/op>+5%"))
+	gate := compare.Check(res.Gate(), res.Alpha, rules(t, "sec/op>+5%"))
 	var out bytes.Buffer
-	if err := report.CompareText(&out, res, fails); err != nil {
+	if err := report.CompareText(&out, res, &gate); err != nil {
 		t.Fatal(err)
 	}
 	contains(t, "compare text", out.String(), []string{"old: old.txt\nnew: new.txt", "geomean over 3 common", "worse  FAIL sec/op>5%", "better", "in one side only", "BenchmarkOld-2", "95% CI of Δ"}, nil)
 
 	out.Reset()
-	if err := report.CompareJSON(&out, res, fails); err != nil {
+	if err := report.CompareJSON(&out, res, &gate); err != nil {
 		t.Fatal(err)
 	}
 	var parsed struct {
@@ -137,33 +138,154 @@ func TestCompareConfigsText(t *testing.T) {
 func TestPairedTextAndMarkdown(t *testing.T) {
 	s := testdataSet(t, "paired.txt") // 12 rounds: BenchmarkA 3% slower in new, B unchanged
 	res := findings.Paired(s.Results, "old", "new", analysis.DefaultOptions(), s.Units())
-	ths := rules(t, "sec/op>+1%")
-	fails, _ := compare.Check(res.Gate(), res.Alpha, ths)
+	gate := compare.Check(res.Gate(), res.Alpha, rules(t, "sec/op>+1%"))
+	src := report.PairedSource{Title: "A/B", Old: "abc123 old", New: "def456 new", RunID: 7, Rounds: 12,
+		Env: []store.KV{{Key: "cpu", Value: "Synthetic CPU"}, {Key: "noise-before", Value: "cv=1.0%"}}}
 	var text, md strings.Builder
-	if err := report.PairedText(&text, res, fails); err != nil {
+	if err := report.PairedText(&text, res, src, &gate); err != nil {
 		t.Fatal(err)
 	}
-	contains(t, "paired text", text.String(), []string{"new/old", "slower  FAIL sec/op>+1%", "no difference (±", "geomean (2)",
-		"only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical"}, nil)
-	if err := report.PairedMarkdown(&md, res, "A/B", ths, fails, []string{"12 rounds"}); err != nil {
+	contains(t, "paired text", text.String(), []string{"old: abc123 old\nnew: def456 new\n12 interleaved rounds", "new/old", "slower  FAIL sec/op>+1%", "no difference (±", "geomean (2)",
+		"only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical"}, []string{"undecided"})
+	if err := report.PairedMarkdown(&md, res, src, &gate); err != nil {
 		t.Fatal(err)
 	}
 	contains(t, "paired markdown", md.String(), []string{"### A/B", "**Gate `sec/op>+1%`: failed**", "| BenchmarkA | ", "🔴 slower **FAIL**",
-		"B/op, allocs/op: every value identical on both sides.", "Only in old", "12 rounds  \n"}, nil)
+		"B/op, allocs/op: every value identical on both sides.", "Only in old", "old: abc123 old  \n",
+		"perflab run 7: 12 interleaved rounds; 95% intervals", analysis.PairedMethod, "cpu: Synthetic CPU  \n", "noise-before: cv=1.0%"},
+		[]string{"Hodges–Lehmann estimate of the per-round new/old ratios", "undecided"})
+}
 
-	// Imprecise rows are named in both the warning and the summary.
-	for i := range res.Rows {
-		res.Rows[i].Ratio.Lo, res.Rows[i].Ratio.Hi = 0.95, 1.05
-		res.Rows[i].Verdict, res.Rows[i].Signif = findings.NoDifference, false
+// TestPairedGate: a paired comparison under a gate, in the terminal
+// table, the Markdown summary and the JSON. BenchmarkB's interval is set
+// to [−7.5%, +8.2%] around no change (a busy machine), BenchmarkA is 3%
+// slower with a narrow interval: each rule decides A, and B only when its
+// limit lies outside B's interval.
+func TestPairedGate(t *testing.T) {
+	s := testdataSet(t, "paired.txt")
+	res := findings.Paired(s.Results, "old", "new", analysis.DefaultOptions(), s.Units())
+	for i, r := range res.Rows {
+		if r.Name == "BenchmarkB" && r.Unit == "sec/op" {
+			res.Rows[i].Ratio.Ratio, res.Rows[i].Ratio.Lo, res.Rows[i].Ratio.Hi = 1, 0.925, 1.082
+		}
 	}
-	md.Reset()
-	_ = report.PairedMarkdown(&md, res, "t", ths, nil, nil)
-	contains(t, "paired markdown", md.String(), []string{"measured less precisely than the limit (BenchmarkA ±5.0%"}, nil)
-	if w := report.ImpreciseWarning(res, ths); !strings.Contains(w, "2 benchmark(s) measured less precisely") {
-		t.Errorf("warning %q", w)
+	const bWords = "undecided: a change below ±7.8% cannot be told apart on this machine"
+	for _, tc := range []struct {
+		rule, outcome     string
+		fails, undecided  int
+		text, md, notText []string
+	}{
+		{"sec/op>+1%", "failed", 1, 1,
+			[]string{"slower  FAIL sec/op>+1%", bWords},
+			[]string{"**Gate `sec/op>+1%`: failed** — 1 significant change(s) beyond the limit. It could not rule on 1 more.",
+				"- BenchmarkB [sec/op]: 0% [-7.5%, +8.2%], p=", "undecided on sec/op>+1%: a change below ±7.8% cannot be told apart on this machine; the estimate is 1.0% from the limit",
+				"🟡 " + bWords, "🔴 slower **FAIL**"}, nil},
+		{"sec/op>+5%", "undecided", 0, 1,
+			[]string{"slower  ", bWords},
+			[]string{"**Gate `sec/op>+5%`: undecided** — no change beyond the limit, but 1 benchmark(s) could not be ruled on", "🟡 " + bWords, "the estimate is 4.9% from the limit"},
+			[]string{"FAIL"}},
+		{"sec/op>+10%", "passed", 0, 0,
+			[]string{"slower  ", "no difference (±7.8%)"},
+			[]string{"**Gate `sec/op>+10%`: passed** — every gated benchmark was decided within the limit."},
+			[]string{"FAIL", "undecided"}},
+	} {
+		gate := compare.Check(res.Gate(), res.Alpha, rules(t, tc.rule))
+		var text, md, js strings.Builder
+		if err := report.PairedText(&text, res, report.PairedSource{}, &gate); err != nil {
+			t.Fatal(err)
+		}
+		contains(t, tc.rule+": paired text", text.String(), tc.text, tc.notText)
+		if err := report.PairedMarkdown(&md, res, report.PairedSource{Title: "t"}, &gate); err != nil {
+			t.Fatal(err)
+		}
+		contains(t, tc.rule+": paired markdown", md.String(), tc.md, tc.notText)
+		if err := report.PairedJSON(&js, res, report.PairedSource{RunID: 3}, &gate); err != nil {
+			t.Fatal(err)
+		}
+		var parsed struct {
+			Source    struct{ Run int } `json:"source"`
+			Gate      string            `json:"gate"`
+			Fails     []json.RawMessage `json:"fails"`
+			Undecided []struct {
+				Row struct {
+					Name          string
+					Delta, Lo, Hi float64
+				} `json:"row"`
+				Threshold string  `json:"threshold"`
+				Reason    string  `json:"reason"`
+				Verdict   string  `json:"verdict"`
+				Distance  float64 `json:"distance"`
+			} `json:"undecided"`
+			Rows []json.RawMessage `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(js.String()), &parsed); err != nil {
+			t.Fatalf("%s: paired JSON: %v\n%s", tc.rule, err, js.String())
+		}
+		if parsed.Gate != tc.outcome || len(parsed.Fails) != tc.fails || len(parsed.Undecided) != tc.undecided || parsed.Source.Run != 3 || len(parsed.Rows) != len(res.Rows) {
+			t.Errorf("%s: JSON gate %q, %d fails, %d undecided, run %d, %d rows; want %q, %d, %d, 3, %d", tc.rule, parsed.Gate, len(parsed.Fails), len(parsed.Undecided),
+				parsed.Source.Run, len(parsed.Rows), tc.outcome, tc.fails, tc.undecided, len(res.Rows))
+		}
+		for _, u := range parsed.Undecided {
+			if u.Row.Name != "BenchmarkB" || math.Abs(u.Row.Lo+0.075) > 1e-12 || math.Abs(u.Row.Hi-0.082) > 1e-12 || u.Reason != "interval holds the limit" || u.Verdict != bWords || !(u.Distance > 0) {
+				t.Errorf("%s: JSON undecided %+v", tc.rule, u)
+			}
+		}
 	}
-	if w := report.ImpreciseWarning(res, rules(t, "sec/op>+20%")); w != "" {
-		t.Errorf("a 20%% limit wider than every interval warns: %q", w)
+	// Without a gate nothing is undecided and the JSON says no outcome.
+	var js strings.Builder
+	if err := report.PairedJSON(&js, res, report.PairedSource{}, nil); err != nil || strings.Contains(js.String(), `"gate"`) || !strings.Contains(js.String(), `"undecided": []`) {
+		t.Errorf("JSON without a gate (%v):\n%s", err, js.String())
+	}
+}
+
+// TestCompareGate: a comparison of files whose changes are known
+// (compare/testdata/gate) under a gate, in the terminal table, the JSON
+// and the HTML sections: A exactly at the +5% limit is undecided, B
+// unchanged is decided.
+func TestCompareGate(t *testing.T) {
+	read := func(name string) *findings.Set {
+		data, err := os.ReadFile(filepath.Join("..", "compare", "testdata", "gate", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fileSet(t, name, string(data))
+	}
+	for _, tc := range []struct {
+		new, rule         string
+		outcome           string
+		text, html, notIn []string
+	}{
+		{"holds.txt", "sec/op>+5%", "undecided",
+			[]string{"BenchmarkA-2", "+5.0%", "undecided: a change below ±0.3% cannot be told apart on this machine", "BenchmarkB-2"},
+			[]string{"Gate undecided (sec/op>+5%) on 1 row(s)", "BenchmarkA-2 [sec/op]: +5.0% [+4.7%, +5.3%]", `<tr class="undecided">`},
+			[]string{"FAIL", "Gate passed"}},
+		{"mixed.txt", "sec/op>+5%", "failed",
+			[]string{"worse  FAIL sec/op>5%", "undecided: a change below ±0.3%"},
+			[]string{"Gate failed (sec/op>+5%)", "Gate undecided (sec/op>+5%) on 1 row(s)", "breaks sec/op>+5%"},
+			[]string{"Gate passed"}},
+		{"within.txt", "sec/op>+5%", "passed",
+			[]string{"BenchmarkA-2", "~"},
+			[]string{"Gate passed: every gated row was decided, none beyond sec/op>+5%."},
+			[]string{"Gate undecided", "undecided:", "FAIL"}},
+	} {
+		res := findings.Compare(read("old.txt"), read(tc.new), findings.CompareOptions{})
+		gate := compare.Check(res.Gate(), res.Alpha, rules(t, tc.rule))
+		var text, js bytes.Buffer
+		if err := report.CompareText(&text, res, &gate); err != nil {
+			t.Fatal(err)
+		}
+		contains(t, tc.new+": compare text", text.String(), tc.text, tc.notIn)
+		contains(t, tc.new+": compare HTML", html.UnescapeString(string(report.CompareHTML(res, &gate))), tc.html, tc.notIn)
+		if err := report.CompareJSON(&js, res, &gate); err != nil {
+			t.Fatal(err)
+		}
+		var parsed struct {
+			Gate      string            `json:"gate"`
+			Undecided []json.RawMessage `json:"undecided"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &parsed); err != nil || parsed.Gate != tc.outcome || len(parsed.Undecided) != len(gate.Undecided()) {
+			t.Errorf("%s: JSON gate %q with %d undecided (%v), want %q", tc.new, parsed.Gate, len(parsed.Undecided), err, tc.outcome)
+		}
 	}
 }
 
@@ -321,7 +443,7 @@ func TestPairedTableDirections(t *testing.T) {
 	for _, meta := range []string{"", "Unit B/s better=higher\n"} {
 		s := fileSet(t, "ab", meta+string(data))
 		var out bytes.Buffer
-		if err := report.PairedText(&out, findings.Paired(s.Results, "old", "new", analysis.DefaultOptions(), s.Units()), nil); err != nil {
+		if err := report.PairedText(&out, findings.Paired(s.Results, "old", "new", analysis.DefaultOptions(), s.Units()), report.PairedSource{}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !regexp.MustCompile(`(?m)^BenchmarkGet-2 .*\+10\.0% .* better\s*$`).MatchString(out.String()) || !regexp.MustCompile(`(?m)^BenchmarkGet-2 .*\+10\.0% .* slower\s*$`).MatchString(out.String()) {

@@ -394,14 +394,14 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	}
 	page.OldRun, page.NewRun = oldSet.Run, newSet.Run
 	res := findings.Compare(oldSet, newSet, findings.CompareOptions{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence})
-	var gate *report.Gate
+	var gate *compare.Gate
 	if page.FailOn != "" {
 		ths, err := compare.ParseThresholds(page.FailOn)
 		if err != nil {
 			page.ThresholdErr = err.Error()
 		} else {
-			gate = &report.Gate{Rules: page.FailOn}
-			gate.Fails, gate.Unmatched = compare.Check(res.Gate(), res.Alpha, ths)
+			g := compare.Check(res.Gate(), res.Alpha, ths)
+			gate = &g
 		}
 	}
 	page.Result = report.CompareHTML(res, gate)

@@ -232,9 +232,9 @@
 // and the threshold's origin), printed beside its verdict.
 //
 // A check of kind "ratio" compares num/den, in unit, with its threshold.
-// The interval is paired by round: the Hodges–Lehmann estimate of the
-// per-round log-ratios with the Wilcoxon signed-rank interval
-// (analysis.Options.Paired). num/den < 1 means num takes less than den:
+// The interval is paired by round: the median of the per-round
+// log-ratios with its sign-test interval, or a confidence sequence for the
+// median in a sequential run (analysis.Options.Paired). num/den < 1 means num takes less than den:
 //
 //	[[claim.check]]
 //	kind   = "ratio"
@@ -283,8 +283,8 @@
 //
 // A check of kind "knee" says where series a changes regime along axis, a
 // numeric axis. A knee is a two-segment line that beats a straight line
-// and smooth curves (quadratic, power law, exponential; in log-log when the
-// axis spans two decades) by AICc, with an interval for its breakpoint
+// and smooth curves (quadratic, cubic, power law, sum of two powers,
+// exponential; in log-log when the axis spans two decades) by AICc, with an interval for its breakpoint
 // from resampling rounds. The window is [min, max] widened by one grid
 // step (to the sampled values next below min and above max): a
 // breakpoint between two sampled values cannot be placed more finely.
@@ -304,15 +304,15 @@
 //	max   = 6
 //
 // A crossover check compares a with b at every common axis value by the
-// per-round paired ratio (Wilcoxon signed-rank, Benjamini–Hochberg across
-// the points); a crossover is a significant difference of each sign on
-// its two sides, located with an interval from resampling rounds. It is
-// reproduced when a crossing in the claimed direction (wins_above better
-// above it) has its interval inside [min, max] and no crossing the other
-// way reaches the range; contradicted when a crossing the other way
-// reaches the range, when the only crossings lie wholly outside it, or
-// when a − b keeps one significant sign on both sides of the range;
-// otherwise inconclusive.
+// per-round paired ratio (median, sign test, the family-wise error
+// held within each sign across the points); a crossover is a difference
+// decided of each sign on its two sides, located with an interval from
+// resampling rounds. It is reproduced when a crossing in the claimed
+// direction (wins_above better above it) has its interval inside
+// [min, max] and no crossing the other way reaches the range;
+// contradicted when a crossing the other way reaches the range, when the
+// only crossings lie wholly outside it, or when a − b keeps one
+// significant sign on both sides of the range; otherwise inconclusive.
 //
 // A check of kind "profile" reads the CPU profile of one cell, which the
 // profiling pass writes when every mode has profile = "cell". The pass

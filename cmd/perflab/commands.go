@@ -588,8 +588,9 @@ baseline value (--baseline, default the first value seen) with its 95%
 interval and a geomean across points, read as better or worse in the
 unit's direction (a rate such as B/s is better higher); with --axis too it
 compares series that differ in that key point by point (paired per-round
-ratios, Benjamini-Hochberg across the points) and reports crossovers with
-an interval for the crossing.
+ratios, the family-wise error held within each sign across the points)
+and reports crossovers with their direction and an interval for the
+crossing.
 
 A stored run is analysed as its report is: its planned rounds (follow-up
 rounds serve the claim checks alone), under the rule its sampling calls
