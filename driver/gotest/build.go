@@ -103,11 +103,11 @@ func (b Build) key(ctx context.Context) (string, *cpuBuild, error) {
 	var cpu *cpuBuild
 	if b.CPUTime {
 		if setsOverlay(b.Flags, goenv["GOFLAGS"]) {
-			return "", nil, fmt.Errorf("gotest: %w: the build passes its own -overlay; build without CPUTime", ErrNoCPUTime)
+			return "", nil, fmt.Errorf("gotest: %w: the build passes its own -overlay, which a second -overlay would replace; unset Build.CPUTime to build without the CPU timer", ErrNoCPUTime)
 		}
 		files, err := cpuTimeFiles(goenv["GOROOT"])
 		if err != nil {
-			return "", nil, fmt.Errorf("gotest: %w; build without CPUTime", err)
+			return "", nil, fmt.Errorf("gotest: %w; unset Build.CPUTime to build without the CPU timer", err)
 		}
 		cpu = &cpuBuild{files: files, goroot: goenv["GOROOT"]}
 		field("cputime", files.sum())
