@@ -74,6 +74,29 @@ func TestPatchToolchainTesting(t *testing.T) {
 	}
 }
 
+// TestPatchOtherToolchains patches the testing package of every Go
+// toolchain the module cache holds (GOTOOLCHAIN downloads), so the patch
+// is known to fit the versions a config may select.
+func TestPatchOtherToolchains(t *testing.T) {
+	needGo(t)
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOMODCACHE: %v", err)
+	}
+	roots, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "golang.org", "toolchain@*"))
+	if len(roots) == 0 {
+		t.Skip("no downloaded Go toolchain in the module cache")
+	}
+	for _, root := range roots {
+		files, err := cpuTimeFiles(root)
+		if err != nil {
+			t.Errorf("%s: %v", filepath.Base(root), err)
+			continue
+		}
+		checkPatched(t, filepath.Base(root), files["benchmark.go"])
+	}
+}
+
 // checkPatched checks that the patched source reads the CPU clock at each
 // place, once, on the right side of the wall clock's statement.
 func checkPatched(t *testing.T, name string, out []byte) {
