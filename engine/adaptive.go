@@ -37,11 +37,11 @@ import (
 // mode's benchtime sizes it, and every later run uses that iteration count
 // (-test.benchtime=Nx), so no time is spent ramping up. A run deciding on
 // sec/op splits that count into repetitions inside the process
-// (repeats.go); a run deciding on cpu-sec/op gets it from the process's
-// CPU time less a baseline process's (see baselineOf), and sizes each
-// process to about a second inside the timed loop (see cpuProcessTime):
-// a process's start-up CPU time and a neighbour's busy spells vary by
-// milliseconds, which only a long process averages away.
+// (repeats.go); a run deciding on cpu-sec/op reads the timed loop's CPU
+// time inside the process (cputime.go) and sizes each process to about
+// 0.1 s of it (see cpuProcessTime): start-up is no longer in the unit, so
+// short processes, and more rounds of them, are the most precise per
+// second of budget.
 
 // Unit names.
 const (
@@ -56,14 +56,18 @@ const (
 	// baselineIters: the baseline process of a cell's CPU time runs this
 	// many iterations.
 	baselineIters = 2
-	// cpuProcessTime is the time inside the timed loop a run deciding on
-	// cpu-sec/op gives each process, budget permitting; cpuMinProcessTime
-	// the least it gives. On the 2-core reference machine under an
-	// intermittent neighbour the per-round spread of a CPU-time ratio was
-	// 8.5% at 0.12 s per process, 2.3% at 0.5 s and 1.1% at 1 s
-	// (docs/sequential.md).
-	cpuProcessTime    = time.Second
-	cpuMinProcessTime = 100 * time.Millisecond
+	// cpuProcessTime is the CPU time inside the timed loop a run deciding
+	// on cpu-sec/op gives each process, budget permitting;
+	// cpuMinProcessTime the least it gives. Measured on the 2-core
+	// reference machine with the planted pair (docs/sequential.md), the
+	// per-round spread of the in-process CPU-time ratio fell only slowly
+	// with the process's length (under noisy-neighbour: SD 3.3% at 30 ms,
+	// 2.5-3.3% at 0.1 s, 2.0% at 0.2 s), so its variance per second of
+	// budget was about the same from 30 ms to 0.2 s; 0.1 s keeps a process's
+	// fixed cost (≈15 ms of CPU to start and exit) a small share and gives
+	// several rounds a second.
+	cpuProcessTime    = 100 * time.Millisecond
+	cpuMinProcessTime = 20 * time.Millisecond
 	// cpuPlanRounds is how many rounds of every cell the budget must hold
 	// at the chosen process time: an initial pass of 8 and 4 more.
 	cpuPlanRounds = 12
@@ -82,6 +86,10 @@ type sequential struct {
 	iters      map[string]int // cell → fixed iteration count; -1 when it cannot be fixed
 	timed      time.Duration  // cpu-sec/op: time in the timed loop each fixed process is sized to
 	rounds     int            // sequential rounds run after the initial pass
+
+	// cpuInside: cell → its sizing run reported cpu-sec/op measured inside
+	// the process, so its later processes need no baseline.
+	cpuInside map[string]bool
 }
 
 // sequentialFor returns the sequential state of a run, or nil for a run of
@@ -100,7 +108,7 @@ func sequentialFor(opt Options, measure spec.Measure, rules Rules) (*sequential,
 	s := &sequential{
 		unit: cmpOr(opt.Unit, defaultUnit(measure)), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(), initial: max(1, rules.InitialRounds),
-		iters: map[string]int{},
+		iters: map[string]int{}, cpuInside: map[string]bool{},
 	}
 	if s.maxRounds <= 0 {
 		s.maxRounds = defaultSeqMaxRounds
@@ -180,8 +188,10 @@ func cpuTimed(benchtime string, budget time.Duration, cells int) time.Duration {
 
 // fixedIters is the iteration count a cell's later processes use, from
 // its sizing run: that run's count, or in a run deciding on cpu-sec/op the
-// count that fills s.timed at the sizing run's speed. It is 0 when the
-// count cannot be fixed (too few iterations to subtract a baseline).
+// count that fills s.timed at the sizing run's speed (its CPU time per op
+// when it reports one, which a neighbour does not inflate, else its wall
+// time). It is 0 when the count cannot be fixed (too few iterations to
+// subtract a baseline).
 func (s *sequential) fixedIters(sized *benchfmt.Result) int {
 	n := sized.Iters
 	if n <= 10*baselineIters {
@@ -190,7 +200,10 @@ func (s *sequential) fixedIters(sized *benchfmt.Result) int {
 	if s.unit != UnitCPU || s.timed <= 0 {
 		return n
 	}
-	perOp, ok := sized.Value(UnitSec)
+	perOp, ok := sized.Value(UnitCPU)
+	if !ok || perOp <= 0 {
+		perOp, ok = sized.Value(UnitSec)
+	}
 	if !ok || perOp <= 0 {
 		return n
 	}
@@ -252,20 +265,27 @@ func (e efficiency) String() string {
 }
 
 // exec runs one cell's benchmark process. In a sequential run a cell's
-// first run sizes it and later runs use that fixed iteration count, adding
-// cpu-sec/op to the result.
+// first run sizes it and later runs use that fixed iteration count. On
+// sec/op a process runs its count as repetitions and its value of each
+// unit is their median (repeats.go); on cpu-sec/op it runs it once, and
+// the unit is read inside the process (cputime.go) or, from a binary
+// without the CPU timer, is the process's CPU time less a baseline
+// process's (baselineOf).
 func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation) ([]*benchfmt.Result, error) {
 	s := r.seq
 	key := cell.String()
 	var usage, base gotest.Usage
 	fixed, k := 0, 1
+	baseline := false
 	if s != nil && s.iters[key] > 0 {
 		fixed = s.iters[key]
-		if s.unit == UnitCPU {
+		switch {
+		case s.unit != UnitCPU:
+			k = r.repeatsFor(fixed)
+		case !s.cpuInside[key]:
+			baseline = true
 			base = r.baselineOf(ctx, inv)
 			inv.Usage = &usage
-		} else {
-			k = r.repeatsFor(fixed)
 		}
 		inv.Benchtime, inv.Count = strconv.Itoa(fixed/k)+"x", k
 	}
@@ -281,6 +301,7 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 			if n := s.fixedIters(out[0]); n > 0 {
 				s.iters[key] = n
 			}
+			s.cpuInside[key] = cpuInside(out[0])
 		}
 		return out, nil
 	}
@@ -289,11 +310,9 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 	if !ok {
 		return out, nil
 	}
-	if s.unit == UnitCPU && one.Iters == fixed && base.CPU > 0 {
-		if _, has := one.Value(UnitCPU); !has { // a benchmark that reports its own CPU time keeps it
-			if v, ok := gotest.CPUPerOp(usage.CPU, fixed, base.CPU, baselineIters); ok {
-				one.Values = append(one.Values, benchfmt.Value{Value: v, Unit: UnitCPU})
-			}
+	if baseline && one.Iters == fixed && base.CPU > 0 && !cpuInside(one) {
+		if v, ok := gotest.CPUPerOp(usage.CPU, fixed, base.CPU, baselineIters); ok {
+			one.Values = append(one.Values, benchfmt.Value{Value: v, Unit: UnitCPU})
 		}
 	}
 	return []*benchfmt.Result{one}, nil

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,22 +22,41 @@ import (
 // TestSequentialRun runs the tiny spec sequentially under a judge that
 // keeps one item open, reading the two cells of T1: an initial pass of
 // whole rounds, then rounds of only those cells, each with the noise
-// measured before it, until MaxRounds; cpu-sec/op from the fixed-count
-// runs after a cell's first when it is the unit decided on. How the run
-// stopped is stored with it.
+// measured before it, until MaxRounds. Deciding on cpu-sec/op, every
+// process reports it from the CPU timer inside the process, or, where the
+// binary cannot have the timer (the build passes its own -overlay), the
+// fixed-count runs after a cell's first report it less a baseline
+// process. How the run stopped is stored with it.
 func TestSequentialRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
 	}
-	for _, unit := range []string{"", UnitCPU} {
-		t.Run(cmpOr(unit, "default"), func(t *testing.T) { testSequentialRun(t, unit) })
+	for _, tc := range []struct {
+		name, unit string
+		noTimer    bool
+	}{
+		{"default", "", false},
+		{UnitCPU, UnitCPU, false},
+		{UnitCPU + " without the CPU timer", UnitCPU, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.noTimer {
+				empty := filepath.Join(t.TempDir(), "overlay.json")
+				if err := os.WriteFile(empty, []byte(`{"Replace":{}}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("GOFLAGS", "-overlay="+empty)
+			}
+			testSequentialRun(t, tc.unit, tc.noTimer)
+		})
 	}
 }
 
 // testSequentialRun runs the tiny spec sequentially deciding on unit
 // ("" = the default, sec/op): cpu-sec/op values are stored only when it
-// is the decided unit.
-func testSequentialRun(t *testing.T, unit string) {
+// is the decided unit, in every round from the CPU timer, after round 1
+// from the baseline processes without it.
+func testSequentialRun(t *testing.T, unit string, noTimer bool) {
 	db := openStore(t)
 	s := tinySpec(t)
 	var progress bytes.Buffer
@@ -62,10 +83,17 @@ func testSequentialRun(t *testing.T, unit string) {
 	if !slices.Equal(j.asked, []int{8, 9, 10, 11}) {
 		t.Errorf("judge asked after rounds %v, want after 8, 9, 10 and 11", j.asked)
 	}
-	for _, want := range []string{"round 9 (sequential, 2 of 12 cells", "1 open: T1 check 1 still open", "sample efficiency:"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("progress lacks %q:\n%s", want, out)
+	want := []string{"round 9 (sequential, 2 of 12 cells", "1 open: T1 check 1 still open", "sample efficiency:"}
+	if noTimer {
+		want = append(want, "cpu-sec/op falls back to the difference of two processes' CPU time", "passes its own -overlay")
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("progress lacks %q:\n%s", w, out)
 		}
+	}
+	if !noTimer && strings.Contains(out, "falls back") {
+		t.Errorf("progress reports a fallback:\n%s", out)
 	}
 	run, err := db.GetRun(context.Background(), res.RunID)
 	if err != nil {
@@ -103,7 +131,7 @@ func testSequentialRun(t *testing.T, unit string) {
 		allowed[c.Name()+"@"+c.Config] = true
 	}
 	perRound := map[int]int{}
-	cpu := 0
+	cpu, cpuRound1 := 0, 0
 	for _, r := range results {
 		round, _ := strconv.Atoi(r.GetConfig("round"))
 		perRound[round]++
@@ -113,13 +141,18 @@ func testSequentialRun(t *testing.T, unit string) {
 				t.Errorf("round %d ran %s @%s, which the open item does not read", round, name, r.GetConfig("config"))
 			}
 		}
-		// A cell's first run sizes it, so round 1 has no CPU time; later a
-		// value is left out only when the process's CPU time did not
-		// exceed its baseline's (the tiny benchmark's loop is very short).
+		// Without the CPU timer a cell's first run sizes it, so round 1
+		// has no CPU time; later a value is left out only when the
+		// process's CPU time did not exceed its baseline's (the tiny
+		// benchmark's loop is very short). With the timer every process
+		// reports it, the sizing run too.
 		if v, ok := r.Value(UnitCPU); ok {
 			cpu++
-			if unit != UnitCPU || round == 1 || !(v > 0) {
-				t.Errorf("round %d: %s %s = %g; want none in round 1 and positive values after", round, r.Name, UnitCPU, v)
+			if round == 1 {
+				cpuRound1++
+			}
+			if unit != UnitCPU || (noTimer && round == 1) || !(v > 0) {
+				t.Errorf("round %d: %s %s = %g; want none in round 1 without the CPU timer, none deciding on sec/op, and positive values", round, r.Name, UnitCPU, v)
 			}
 		}
 	}
@@ -135,6 +168,9 @@ func testSequentialRun(t *testing.T, unit string) {
 	}
 	if unit == UnitCPU && cpu == 0 {
 		t.Errorf("no %s values stored", UnitCPU)
+	}
+	if unit == UnitCPU && !noTimer && cpuRound1 != perRound[1] {
+		t.Errorf("round 1 has %s in %d of %d results; the CPU timer reports it in every one", UnitCPU, cpuRound1, perRound[1])
 	}
 }
 
@@ -195,13 +231,14 @@ func TestCPUTimed(t *testing.T) {
 		cells     int
 		want      time.Duration
 	}{
-		{"100ms", 0, 3, cpuProcessTime},                         // no budget: the full process time
-		{"100ms", 60 * time.Second, 3, cpuProcessTime},          // 3 cells × 12 rounds × 1s fit in 60s
-		{"100ms", 60 * time.Second, 20, 250 * time.Millisecond}, // 60s / (20 × 12)
-		{"100ms", 5 * time.Second, 20, cpuMinProcessTime},       // never below the floor
-		{"3s", 60 * time.Second, 3, 3 * time.Second},            // a longer benchtime asked for
-		{"", 0, 3, time.Second},                                 // go test's default benchtime
-		{"20000x", 60 * time.Second, 3, 0},                      // an iteration count is kept
+		{"10ms", 0, 3, cpuProcessTime},                           // no budget: the full process time
+		{"10ms", 60 * time.Second, 3, cpuProcessTime},            // 3 cells × 12 rounds × 0.1s fit in 60s
+		{"10ms", 60 * time.Second, 100, 50 * time.Millisecond},   // 60s / (100 × 12)
+		{"10ms", 2 * time.Second, 20, cpuMinProcessTime},         // never below the floor
+		{"100ms", 60 * time.Second, 100, 100 * time.Millisecond}, // nor below the benchtime
+		{"3s", 60 * time.Second, 3, 3 * time.Second},             // a longer benchtime asked for
+		{"", 0, 3, time.Second},                                  // go test's default benchtime
+		{"20000x", 60 * time.Second, 3, 0},                       // an iteration count is kept
 	} {
 		if got := cpuTimed(tc.benchtime, tc.budget, tc.cells); got != tc.want {
 			t.Errorf("cpuTimed(%q, %s, %d) = %s, want %s", tc.benchtime, tc.budget, tc.cells, got, tc.want)
@@ -213,6 +250,12 @@ func TestFixedIters(t *testing.T) {
 	sized := func(iters int, secPerOp float64) *benchfmt.Result {
 		return &benchfmt.Result{Iters: iters, Values: []benchfmt.Value{{Value: secPerOp, Unit: UnitSec}}}
 	}
+	// sizedCPU: a sizing run whose wall time a neighbour inflated.
+	sizedCPU := func(iters int, secPerOp, cpuPerOp float64) *benchfmt.Result {
+		r := sized(iters, secPerOp)
+		r.Values = append(r.Values, benchfmt.Value{Value: cpuPerOp, Unit: UnitCPU})
+		return r
+	}
 	for _, tc := range []struct {
 		name  string
 		unit  string
@@ -222,6 +265,7 @@ func TestFixedIters(t *testing.T) {
 	}{
 		{"sec/op keeps the sizing count", UnitSec, time.Second, sized(500000, 200e-9), 500000},
 		{"cpu-sec/op fills the process time", UnitCPU, time.Second, sized(500000, 200e-9), 5000000},
+		{"by CPU time per op when the sizing run has it", UnitCPU, time.Second, sizedCPU(500000, 400e-9, 250e-9), 4000000},
 		{"never fewer than the sizing run", UnitCPU, 10 * time.Millisecond, sized(500000, 200e-9), 500000},
 		{"an iteration count kept", UnitCPU, 0, sized(20000, 1e-6), 20000},
 		{"too few iterations for a baseline", UnitCPU, time.Second, sized(10*baselineIters, 0.05), 0},
@@ -235,6 +279,8 @@ func TestFixedIters(t *testing.T) {
 	}
 }
 
+// TestSummaryHint: a sec/op run that ends with an undecided comparison
+// points to cpu-sec/op; a decided one, or a cpu-sec/op run, does not.
 func TestEfficiencyString(t *testing.T) {
 	for _, tc := range []struct {
 		e    efficiency

@@ -438,7 +438,7 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 				b := gotest.Build{Dir: opt.specDir(c.Name), Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
 				start := time.Now()
 				var cached bool
-				bin, cached, err = gotest.Compile(ctx, b)
+				bin, cached, err = compile(ctx, opt, c.Name, b, progress)
 				if err == nil {
 					how := "built"
 					if cached {

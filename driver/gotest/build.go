@@ -26,6 +26,11 @@ type Build struct {
 	Env      []string // extra build env "KEY=VAL" (GOEXPERIMENT, GOTOOLCHAIN, ...), appended to os.Environ()
 	Flags    []string // extra build flags, e.g. "-tags=a,b", "-gcflags=-N"
 	CacheDir string   // where binaries live; created if missing
+	// CPUTime builds against the toolchain's testing package patched so
+	// that every benchmark result line also reports the CPU time of its
+	// timed loop, cpu-ns/op (cputime.go). When the patch cannot be made,
+	// Key and Compile fail with an error wrapping ErrNoCPUTime.
+	CPUTime bool
 }
 
 // envKeys are the go env variables that select the toolchain and target and
@@ -68,9 +73,16 @@ const listFields = "ImportPath,Dir,Standard,DepOnly,Module," +
 // build flags that affect which files are compiled (-tags, -mod, -modfile,
 // -race, -msan, -asan, -cover, -covermode, -coverpkg, -pgo).
 func (b Build) Key(ctx context.Context) (string, error) {
+	key, _, err := b.key(ctx)
+	return key, err
+}
+
+// key is Key, and with b.CPUTime the testing package's patched files and
+// the GOROOT they go into.
+func (b Build) key(ctx context.Context) (string, *cpuBuild, error) {
 	pkg := b.pkg()
 	if strings.HasPrefix(pkg, "-") {
-		return "", fmt.Errorf("gotest: Build.Package %q looks like a flag; put build flags in Build.Flags and a package pattern such as \".\" in Package", pkg)
+		return "", nil, fmt.Errorf("gotest: Build.Package %q looks like a flag; put build flags in Build.Flags and a package pattern such as \".\" in Package", pkg)
 	}
 	h := sha256.New()
 	field := func(k, v string) { fmt.Fprintf(h, "%s\x00%s\n", k, v) }
@@ -80,13 +92,25 @@ func (b Build) Key(ctx context.Context) (string, error) {
 	var goenv map[string]string
 	out, err := b.goOutput(ctx, append([]string{"env", "-json"}, envKeys...))
 	if err != nil {
-		return "", fmt.Errorf("gotest: reading the build environment for %s: %w", pkg, err)
+		return "", nil, fmt.Errorf("gotest: reading the build environment for %s: %w", pkg, err)
 	}
 	if err := json.Unmarshal(out, &goenv); err != nil {
-		return "", fmt.Errorf("gotest: decoding go env -json output: %w; check the toolchain selected by GOTOOLCHAIN", err)
+		return "", nil, fmt.Errorf("gotest: decoding go env -json output: %w; check the toolchain selected by GOTOOLCHAIN", err)
 	}
 	for _, k := range envKeys {
 		field("env."+k, goenv[k])
+	}
+	var cpu *cpuBuild
+	if b.CPUTime {
+		if setsOverlay(b.Flags, goenv["GOFLAGS"]) {
+			return "", nil, fmt.Errorf("gotest: %w: the build passes its own -overlay, which a second -overlay would replace; unset Build.CPUTime to build without the CPU timer", ErrNoCPUTime)
+		}
+		files, err := cpuTimeFiles(goenv["GOROOT"])
+		if err != nil {
+			return "", nil, fmt.Errorf("gotest: %w; unset Build.CPUTime to build without the CPU timer", err)
+		}
+		cpu = &cpuBuild{files: files, goroot: goenv["GOROOT"]}
+		field("cputime", files.sum())
 	}
 	for _, e := range b.Env {
 		field("Env", e)
@@ -101,7 +125,7 @@ func (b Build) Key(ctx context.Context) (string, error) {
 			}
 			for _, p := range []string{mf, strings.TrimSuffix(mf, ".mod") + ".sum"} {
 				if err := hashFile(h, "modfile."+filepath.Base(p), p, true); err != nil {
-					return "", err
+					return "", nil, err
 				}
 			}
 		}
@@ -119,7 +143,7 @@ func (b Build) Key(ctx context.Context) (string, error) {
 		}
 		for _, f := range []string{p, sum} {
 			if err := hashFile(h, "module."+filepath.Base(f), f, true); err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 	}
@@ -132,14 +156,14 @@ func (b Build) Key(ctx context.Context) (string, error) {
 			p = filepath.Join(b.Dir, p)
 		}
 		if err := hashFile(h, "pgo", p, false); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	args := append([]string{"list", "-deps", "-test", "-json=" + listFields}, listFlags...)
 	args = append(args, pkg)
 	out, err = b.goOutput(ctx, args)
 	if err != nil {
-		return "", fmt.Errorf("gotest: listing the sources of %s: %w", pkg, err)
+		return "", nil, fmt.Errorf("gotest: listing the sources of %s: %w", pkg, err)
 	}
 	modCache := goenv["GOMODCACHE"]
 	seen := make(map[string][]byte) // file path -> content hash
@@ -149,7 +173,7 @@ func (b Build) Key(ctx context.Context) (string, error) {
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			return "", fmt.Errorf("gotest: decoding go list output for %s: %w", pkg, err)
+			return "", nil, fmt.Errorf("gotest: decoding go list output for %s: %w", pkg, err)
 		}
 		if p.Standard {
 			continue
@@ -166,7 +190,7 @@ func (b Build) Key(ctx context.Context) (string, error) {
 		}
 		if !p.DepOnly {
 			if err := hashFile(h, "default.pgo", filepath.Join(p.Dir, "default.pgo"), true); err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 		lists := [][]string{
@@ -184,7 +208,7 @@ func (b Build) Key(ctx context.Context) (string, error) {
 				if !ok {
 					sum, err = fileSum(path)
 					if err != nil {
-						return "", fmt.Errorf("gotest: hashing source of %s: %w", p.ImportPath, err)
+						return "", nil, fmt.Errorf("gotest: hashing source of %s: %w", p.ImportPath, err)
 					}
 					seen[path] = sum
 				}
@@ -192,7 +216,7 @@ func (b Build) Key(ctx context.Context) (string, error) {
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), cpu, nil
 }
 
 // Compile builds b's test binary with go test -c into b.CacheDir/<key>.test
@@ -204,7 +228,7 @@ func Compile(ctx context.Context, b Build) (bin string, cached bool, err error) 
 	if b.CacheDir == "" {
 		return "", false, errors.New("gotest: Build.CacheDir is empty; set it to the directory that should hold compiled test binaries")
 	}
-	key, err := b.Key(ctx)
+	key, cpu, err := b.key(ctx)
 	if err != nil {
 		return "", false, err
 	}
@@ -226,7 +250,17 @@ func Compile(ctx context.Context, b Build) (bin string, cached bool, err error) 
 	defer os.RemoveAll(tmpDir)
 	tmp := filepath.Join(tmpDir, key+".test")
 
-	args := append([]string{"test", "-c", "-o", tmp}, b.Flags...)
+	args := []string{"test", "-c", "-o", tmp}
+	if cpu != nil {
+		ov, err := cpu.files.writeOverlay(cacheDir, cpu.goroot)
+		if err != nil {
+			return "", false, err
+		}
+		// vet reads a package's files from disk, and before Go 1.26 did
+		// not find the files an overlay adds to the testing package.
+		args = append(args, "-overlay="+ov, "-vet=off")
+	}
+	args = append(args, b.Flags...)
 	args = append(args, b.pkg())
 	if _, err := b.goOutput(ctx, args); err != nil {
 		return "", false, fmt.Errorf("gotest: building test binary for %s in %s: %w", b.pkg(), b.dirName(), err)

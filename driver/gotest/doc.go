@@ -8,6 +8,8 @@
 // [Profile] makes a separate profiling pass (CPU, heap, mutex, block and an
 // execution trace) that is never used for timing. [BenchRegex] builds an
 // anchored -test.bench expression that selects exactly one sub-benchmark.
+// A build with [Build.CPUTime] patches the toolchain's testing package so
+// every result line also reports the timed loop's CPU time (cputime.go).
 //
 // The package knows nothing of storage, specs or reports.
 //
@@ -20,7 +22,8 @@
 // any default.pgo of the packages under test or -pgo file, and the
 // contents of every source file (Go, cgo, assembly, syso and embedded
 // files) of the package, its tests and all of its non-standard-library
-// dependencies as listed by go list -deps -test. Files of a module in the
+// dependencies as listed by go list -deps -test, and, for a build with
+// CPUTime, the hash of the patched testing files it overlays. Files of a module in the
 // read-only module cache are represented by the module's path and version
 // instead of being read, since the go command verifies them against go.sum
 // and never changes them in place. The binary is written to a temporary

@@ -56,9 +56,10 @@ func TestRunUsage(t *testing.T) {
 	if !ok {
 		t.Fatal("CPUPerOp found no CPU time above the baseline")
 	}
-	// The timed loop ran on the CPU the whole time, so CPU per op and wall
-	// time per op agree within what scheduling on a busy machine allows.
-	if perOp < secPerOp/3 || perOp > secPerOp*3 {
-		t.Errorf("cpu-sec/op %.3g vs sec/op %.3g: want them within a factor 3", perOp, secPerOp)
+	// The loop runs on one thread and allocates nothing, so its CPU time
+	// cannot exceed its wall time (a neighbour only ever adds wall time);
+	// the slack covers the two processes' start-up noise in the difference.
+	if perOp > secPerOp*1.5 {
+		t.Errorf("cpu-sec/op %.3g above sec/op %.3g: a one-thread loop's CPU time exceeds its wall time", perOp, secPerOp)
 	}
 }

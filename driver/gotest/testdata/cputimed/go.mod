@@ -1,0 +1,3 @@
+module example.com/cputimed
+
+go 1.26

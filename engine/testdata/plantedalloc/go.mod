@@ -1,0 +1,3 @@
+module example.com/plantedalloc
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/plantedparallel
+
+go 1.26
