@@ -25,10 +25,12 @@ import (
 // clock). No per-process statistic escapes this — at 20× the median, the
 // minimum and the mean are each biased by more than 1% under one kind of
 // neighbour or another — so the rule is in the sizing: a run gives every
-// repetition of every cell the same wall time T, n_c = max(20,
-// round(T/t_c)) iterations for a cell of t_c per op (within 2.5% of T:
-// bias ≤ 0.02% in the simulation), and T at least 20 iterations of its
-// slowest cell.
+// repetition of every cell the same wall time T (a fifth of the
+// benchtime), n_c = max(1, round(T/t_c)) iterations for a cell of t_c per
+// op (engine/repeats.go). A cell fixed at all has at least 20 iterations
+// in the benchtime, so n_c ≥ 4 and its repetitions last T within an
+// eighth; a cell of 100 or more iterations per repetition, within 0.5%
+// (bias ≤ 0.02% in the simulation at 2.5%).
 func RepeatEstimate(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()

@@ -85,6 +85,7 @@ type sequential struct {
 	initial    int            // rounds of the initial pass (Rules.InitialRounds)
 	iters      map[string]int // cell → fixed iteration count; -1 when it cannot be fixed
 	timed      time.Duration  // cpu-sec/op: time in the timed loop each fixed process is sized to
+	repeat     time.Duration  // sec/op: the wall time of every repetition of every cell (repeats.go); 0 keeps each sizing run's count
 	rounds     int            // sequential rounds run after the initial pass
 
 	// cpuInside: cell → its sizing run reported cpu-sec/op measured inside
@@ -154,6 +155,7 @@ func (s *sequential) initialPass(mode *spec.Mode, p *plan.Plan) {
 	mode.Rounds = min(s.initial, s.maxRounds)
 	p.Rounds = mode.Rounds
 	s.timed = cpuTimed(mode.Benchtime, s.budget, len(p.Cells))
+	s.repeat = repeatTime(mode.Benchtime)
 }
 
 // decide is what the run's plan records of how it decides; nil for a run
@@ -187,27 +189,41 @@ func cpuTimed(benchtime string, budget time.Duration, cells int) time.Duration {
 }
 
 // fixedIters is the iteration count a cell's later processes use, from
-// its sizing run: that run's count, or in a run deciding on cpu-sec/op the
-// count that fills s.timed at the sizing run's speed (its CPU time per op
-// when it reports one, which a neighbour does not inflate, else its wall
-// time). It is 0 when the count cannot be fixed (too few iterations to
-// subtract a baseline).
+// its sizing run. Deciding on sec/op, it is the count that makes each of
+// the process's repetitions last s.repeat at the sizing run's speed, so
+// every repetition of every cell lasts the same wall time (repeats.go);
+// deciding on cpu-sec/op, the count that fills s.timed at the sizing
+// run's speed (its CPU time per op when it reports one, which a neighbour
+// does not inflate, else its wall time). Without a time to fill (an
+// iteration-count benchtime) it is the sizing run's count. It is 0 when
+// the count cannot be fixed (too few iterations: a cell whose operation
+// lasts a good part of the benchtime keeps being sized by go test).
 func (s *sequential) fixedIters(sized *benchfmt.Result) int {
 	n := sized.Iters
 	if n <= 10*baselineIters {
 		return 0
 	}
-	if s.unit != UnitCPU || s.timed <= 0 {
+	target, unit := s.timed, UnitCPU
+	if s.unit != UnitCPU {
+		target, unit = s.repeat*repeats, UnitSec
+	}
+	if target <= 0 {
 		return n
 	}
-	perOp, ok := sized.Value(UnitCPU)
+	perOp, ok := sized.Value(unit)
 	if !ok || perOp <= 0 {
 		perOp, ok = sized.Value(UnitSec)
 	}
 	if !ok || perOp <= 0 {
 		return n
 	}
-	want := math.Round(s.timed.Seconds() / perOp)
+	if s.unit != UnitCPU {
+		// A whole number of iterations per repetition, as near its
+		// time as the cell's speed allows.
+		per := max(1, math.Round(s.repeat.Seconds()/perOp))
+		return int(min(per, 1e12/repeats)) * repeats
+	}
+	want := math.Round(target.Seconds() / perOp)
 	if want <= float64(n) {
 		return n
 	}

@@ -263,7 +263,12 @@ func TestFixedIters(t *testing.T) {
 		in    *benchfmt.Result
 		want  int
 	}{
-		{"sec/op keeps the sizing count", UnitSec, time.Second, sized(500000, 200e-9), 500000},
+		// sec/op: 5 repetitions of 20 ms each at the sizing run's speed,
+		// whatever count go test chose to size it.
+		{"sec/op: repetitions of equal time", UnitSec, 0, sized(500000, 200e-9), 5 * 100000},
+		{"sec/op: the same time for a slower cell", UnitSec, 0, sized(400000, 1e-6), 5 * 20000},
+		{"sec/op: a whole number of iterations per repetition", UnitSec, 0, sized(5000, 3e-6), 5 * 6667},
+		{"sec/op: at least one iteration per repetition", UnitSec, 0, sized(25, 0.03), 5},
 		{"cpu-sec/op fills the process time", UnitCPU, time.Second, sized(500000, 200e-9), 5000000},
 		{"by CPU time per op when the sizing run has it", UnitCPU, time.Second, sizedCPU(500000, 400e-9, 250e-9), 4000000},
 		{"never fewer than the sizing run", UnitCPU, 10 * time.Millisecond, sized(500000, 200e-9), 500000},
@@ -272,7 +277,7 @@ func TestFixedIters(t *testing.T) {
 		{"no sec/op: the sizing count", UnitCPU, time.Second, &benchfmt.Result{Iters: 1000}, 1000},
 		{"no overflow", UnitCPU, time.Hour, sized(1000, 1e-15), 1e12},
 	} {
-		s := &sequential{unit: tc.unit, timed: tc.timed}
+		s := &sequential{unit: tc.unit, timed: tc.timed, repeat: repeatTime("100ms")}
 		if got := s.fixedIters(tc.in); got != tc.want {
 			t.Errorf("%s: fixedIters = %d, want %d", tc.name, got, tc.want)
 		}

@@ -1,36 +1,50 @@
 package engine
 
 import (
+	"time"
+
 	"golang.org/x/perf/benchfmt"
 )
 
 // Repetitions inside one benchmark process.
 //
-// Once a sequential run that decides on sec/op has fixed a cell's
-// iteration count N, each of the cell's processes times the benchmark as
-// repeats back-to-back repetitions of N/repeats iterations (-test.count)
-// instead of one run of N, and the process's value of each unit is the
-// statistic Options.Repeat gives of its repetitions (perflab's: their
-// median, analysis.RepeatEstimate). Without one, a process runs one
-// repetition. Interference that
-// spoils part of a process's run then spoils a minority of its
-// repetitions, not its whole sample. The process is still the unit of the
-// round: one value per cell per round, paired with the other cells of the
-// round, so pairing and interleaving are unchanged.
+// Once a sequential run that decides on sec/op has sized a cell, each of
+// the cell's processes times the benchmark as repeats back-to-back
+// repetitions (-test.count) instead of one run, and the process's value
+// of each unit is the statistic Options.Repeat gives of its repetitions
+// (perflab's: their median, analysis.RepeatEstimate). Without one, a
+// process runs one repetition. Interference that spoils part of a
+// process's run then spoils a minority of its repetitions, not its whole
+// sample. The process is still the unit of the round: one value per cell
+// per round, paired with the other cells of the round, so pairing and
+// interleaving are unchanged.
+//
+// Every repetition of every cell lasts the same wall time, a fifth of the
+// mode's benchtime (repeatTime): the iteration count per repetition is
+// that time at the sizing run's speed (fixedIters). A busy spell of the
+// machine spoils a long repetition more often than a short one, so the
+// median of repetitions of unequal length is biased towards the slower
+// side for the longer ones (analysis.RepeatEstimate's documentation gives
+// the simulated size); of equal length, the bias is the same in every
+// cell and cancels in their ratio.
 //
 // A run that decides on cpu-sec/op keeps one repetition per process: its
-// unit is the CPU time of the whole process less a baseline process's, and
-// extra repetitions add their own set-up to both.
+// unit is the CPU time of the timed loop, which a neighbour's spells do
+// not inflate.
 const repeats = 5
 
-// minRepeatIters is the fewest iterations a repetition may have; a cell
-// whose fixed count is smaller runs as one repetition.
-const minRepeatIters = 20
+// repeatTime is the wall time of every repetition in a run at benchtime:
+// a fifth of it (so a process lasts about the benchtime); 0 for an
+// iteration-count benchtime, whose count is kept as given.
+func repeatTime(benchtime string) time.Duration {
+	return benchDuration(benchtime) / repeats
+}
 
 // repeatsFor is the number of repetitions for a cell fixed at n
-// iterations.
+// iterations: repeats when the run combines them and n divides into
+// them, else one.
 func (r *rounds) repeatsFor(n int) int {
-	if r.opt.Repeat == nil || n/repeats < minRepeatIters {
+	if r.opt.Repeat == nil || n < repeats || n%repeats != 0 {
 		return 1
 	}
 	return repeats

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -73,10 +74,23 @@ BenchmarkW/v=a 100 202 ns/op 16 B/op
 	}
 }
 
+// TestRepeatTime: every repetition lasts a fifth of the benchtime; an
+// iteration-count benchtime keeps its count.
+func TestRepeatTime(t *testing.T) {
+	for _, tt := range []struct {
+		benchtime string
+		want      time.Duration
+	}{{"100ms", 20 * time.Millisecond}, {"", 200 * time.Millisecond}, {"1s", 200 * time.Millisecond}, {"5000x", 0}} {
+		if got := repeatTime(tt.benchtime); got != tt.want {
+			t.Errorf("repeatTime(%q) = %s, want %s", tt.benchtime, got, tt.want)
+		}
+	}
+}
+
 func TestRepeatsFor(t *testing.T) {
 	with := &rounds{opt: Options{Repeat: analysis.RepeatEstimate}}
 	for _, tt := range []struct{ n, want int }{
-		{1, 1}, {repeats*minRepeatIters - 1, 1}, {repeats * minRepeatIters, repeats}, {1_000_000, repeats},
+		{1, 1}, {repeats - 1, 1}, {repeats, repeats}, {repeats*7 + 1, 1}, {repeats * 7, repeats}, {1_000_000, repeats},
 	} {
 		if got := with.repeatsFor(tt.n); got != tt.want {
 			t.Errorf("repeatsFor(%d) = %d, want %d", tt.n, got, tt.want)
