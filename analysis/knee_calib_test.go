@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/benchname"
 )
 
 // The knee calibration: how often curves outside the competing smooth
@@ -61,7 +63,7 @@ func (nz noise) factor(cv float64, rng *rand.Rand) float64 {
 func noisySeries(xs []float64, f func(float64) float64, rounds int, cv float64, nz noise, rng *rand.Rand) []*Sample {
 	out := make([]*Sample, len(xs))
 	for i, x := range xs {
-		out[i] = &Sample{Name: ParseName(fmt.Sprintf("N/x=%g", x)), Unit: "sec/op"}
+		out[i] = &Sample{Name: benchname.Parse(fmt.Sprintf("N/x=%g", x)), Unit: "sec/op"}
 	}
 	for r := 1; r <= rounds; r++ {
 		rf := math.Exp(rng.NormFloat64() * cv / 2)

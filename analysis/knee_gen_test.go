@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/perflab/perflab/benchname"
 )
 
 // genSeries draws rounds × len(xs) samples of f(x) with multiplicative
@@ -13,7 +15,7 @@ import (
 func genSeries(name string, xs []float64, f func(float64) float64, rounds int, cv float64, rng *rand.Rand) []*Sample {
 	out := make([]*Sample, len(xs))
 	for i, x := range xs {
-		out[i] = &Sample{Name: ParseName(fmt.Sprintf("%s/x=%g", name, x)), Unit: "sec/op"}
+		out[i] = &Sample{Name: benchname.Parse(fmt.Sprintf("%s/x=%g", name, x)), Unit: "sec/op"}
 	}
 	for r := 1; r <= rounds; r++ {
 		rf := math.Exp(rng.NormFloat64() * cv / 2)

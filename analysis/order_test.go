@@ -2,27 +2,8 @@ package analysis
 
 import (
 	"math"
-	"slices"
 	"testing"
 )
-
-func TestNaturalOrder(t *testing.T) {
-	tests := []struct{ in, want []string }{
-		{[]string{"1024", "64", "-3", "-10", "1e3", "0.5"}, []string{"-10", "-3", "0.5", "64", "1e3", "1024"}},
-		{[]string{"size=1024", "size=64", "plain"}, []string{"plain", "size=64", "size=1024"}},
-		{[]string{"v2", "v10", "v1"}, []string{"v1", "v2", "v10"}},
-		{nil, nil},
-	}
-	for _, tt := range tests {
-		in := slices.Clone(tt.in)
-		if got := NaturalOrder(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("NaturalOrder(%v) = %v, want %v", tt.in, got, tt.want)
-		}
-		if !slices.Equal(in, tt.in) {
-			t.Errorf("NaturalOrder changed its input")
-		}
-	}
-}
 
 func TestHasInterval(t *testing.T) {
 	if got := MinSamples(0.95); got != 6 {

@@ -1,15 +1,14 @@
 package analysis
 
 import (
-	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+
+	"github.com/perflab/perflab/benchname"
 )
 
 // Options sets the statistical levels. The zero value is not valid; use
@@ -37,96 +36,18 @@ type Options struct {
 }
 
 // DefaultOptions returns alpha 0.05 and 95% confidence, benchstat's defaults.
-func DefaultOptions() Options { return Options{Alpha: 0.05, Confidence: 0.95} }
+func DefaultOptions() Options { return Options{Alpha: DefaultAlpha, Confidence: DefaultConfidence} }
 
-// Part is one /key=value element of a benchmark name. Key is empty for an
-// element without '='.
-type Part struct{ Key, Value string }
-
-// Name is a parsed benchmark name.
-type Name struct {
-	Full  string // as printed by go test, including any -N suffix
-	Base  string // BenchmarkX
-	Parts []Part // sub-benchmark levels in order
-	Procs int    // GOMAXPROCS suffix; 1 when absent
-}
-
-// ParseName splits a benchmark name into base, parts and GOMAXPROCS suffix.
-func ParseName(full string) Name {
-	n := Name{Full: full, Procs: 1}
-	rest := full
-	// "-N" ends the name when GOMAXPROCS is not 1; "/n=-3" is a value.
-	if i := strings.LastIndexByte(rest, '-'); i > 0 && i < len(rest)-1 && rest[i-1] != '=' && rest[i-1] != '/' {
-		if p, err := strconv.Atoi(rest[i+1:]); err == nil && p > 0 {
-			n.Procs = p
-			rest = rest[:i]
-		}
-	}
-	elems := strings.Split(rest, "/")
-	n.Base = elems[0]
-	for _, e := range elems[1:] {
-		if k, v, ok := strings.Cut(e, "="); ok {
-			n.Parts = append(n.Parts, Part{Key: k, Value: v})
-		} else {
-			n.Parts = append(n.Parts, Part{Value: e})
-		}
-	}
-	return n
-}
-
-// Value returns the value of a name key. The keys "bench" (the base name) and
-// "procs" (the GOMAXPROCS suffix) are always present.
-func (n Name) Value(key string) (string, bool) {
-	switch key {
-	case "bench":
-		return n.Base, true
-	case "procs":
-		return strconv.Itoa(n.Procs), true
-	}
-	for _, p := range n.Parts {
-		if p.Key == key {
-			return p.Value, true
-		}
-	}
-	return "", false
-}
-
-// Without returns the name with the parts of the given keys removed, keeping
-// the -N suffix.
-func (n Name) Without(keys ...string) string {
-	s := n.join(keys)
-	if n.Procs != 1 {
-		s += fmt.Sprintf("-%d", n.Procs)
-	}
-	return s
-}
-
-// Cell is the name without its GOMAXPROCS suffix, as a plan's cell names
-// it: "BenchmarkX/size=64".
-func (n Name) Cell() string { return n.join(nil) }
-
-// join writes the base and the parts whose keys are not in skip.
-func (n Name) join(skip []string) string {
-	var b strings.Builder
-	b.WriteString(n.Base)
-	for _, p := range n.Parts {
-		if p.Key != "" && slices.Contains(skip, p.Key) {
-			continue
-		}
-		b.WriteByte('/')
-		if p.Key != "" {
-			b.WriteString(p.Key)
-			b.WriteByte('=')
-		}
-		b.WriteString(p.Value)
-	}
-	return b.String()
-}
+// The statistical levels of [DefaultOptions].
+const (
+	DefaultAlpha      = 0.05
+	DefaultConfidence = 0.95
+)
 
 // Sample holds every value measured for one (config, name, unit).
 type Sample struct {
 	Config string // the result's "config" key; "" when absent
-	Name   Name
+	Name   benchname.Name
 	Unit   string
 	Values []float64
 	Rounds []int // the round of each value (its "round" key); 0 when unknown
@@ -221,7 +142,7 @@ func Collect(results []*benchfmt.Result) []*Sample {
 			k := key{cfg, name, v.Unit}
 			s := index[k]
 			if s == nil {
-				s = &Sample{Config: cfg, Name: ParseName(name), Unit: v.Unit}
+				s = &Sample{Config: cfg, Name: benchname.Parse(name), Unit: v.Unit}
 				index[k] = s
 				out = append(out, s)
 			}
@@ -230,17 +151,6 @@ func Collect(results []*benchfmt.Result) []*Sample {
 		}
 	}
 	return out
-}
-
-// Units returns the distinct units of samples in first-seen order.
-func Units(samples []*Sample) []string {
-	var units []string
-	for _, s := range samples {
-		if !slices.Contains(units, s.Unit) {
-			units = append(units, s.Unit)
-		}
-	}
-	return units
 }
 
 // Summary is a median with its confidence interval.
@@ -292,35 +202,4 @@ func (s Summary) Spread() float64 {
 		return math.NaN()
 	}
 	return math.Max(s.Hi-s.Center, s.Center-s.Lo) / math.Abs(s.Center)
-}
-
-// CompareNames orders benchmark names with numbers by value, so that
-// size=64 comes before size=1024; it suits slices.SortFunc.
-func CompareNames(a, b string) int {
-	for a != "" && b != "" {
-		na, ra := leadingNumber(a)
-		nb, rb := leadingNumber(b)
-		if na != "" && nb != "" {
-			x, _ := strconv.ParseFloat(na, 64)
-			y, _ := strconv.ParseFloat(nb, 64)
-			if c := cmp.Compare(x, y); c != 0 {
-				return c
-			}
-			a, b = ra, rb
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func leadingNumber(s string) (num, rest string) {
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' && i > 0) {
-		i++
-	}
-	return s[:i], s[i:]
 }

@@ -7,47 +7,9 @@ import (
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/benchname"
 )
-
-func TestParseName(t *testing.T) {
-	tests := []struct {
-		full    string
-		base    string
-		procs   int
-		parts   []Part
-		without string // Without("reuse")
-	}{
-		{"BenchmarkA", "BenchmarkA", 1, nil, "BenchmarkA"},
-		{"BenchmarkA-8", "BenchmarkA", 8, nil, "BenchmarkA-8"},
-		{"BenchmarkPool/size=64/reuse=25-2", "BenchmarkPool", 2, []Part{{"size", "64"}, {"reuse", "25"}}, "BenchmarkPool/size=64-2"},
-		{"BenchmarkPool/reuse=25/plain", "BenchmarkPool", 1, []Part{{"reuse", "25"}, {"", "plain"}}, "BenchmarkPool/plain"},
-		{"BenchmarkX/n=-3", "BenchmarkX", 1, []Part{{"n", "-3"}}, "BenchmarkX/n=-3"},
-		{"BenchmarkX/n=-3-4", "BenchmarkX", 4, []Part{{"n", "-3"}}, "BenchmarkX/n=-3-4"},
-		{"BenchmarkX/a=b=c", "BenchmarkX", 1, []Part{{"a", "b=c"}}, "BenchmarkX/a=b=c"},
-		{"", "", 1, nil, ""},
-	}
-	for _, tt := range tests {
-		n := ParseName(tt.full)
-		if n.Base != tt.base || n.Procs != tt.procs || !slices.Equal(n.Parts, tt.parts) {
-			t.Errorf("ParseName(%q) = %+v", tt.full, n)
-		}
-		if got := n.Without("reuse"); got != tt.without {
-			t.Errorf("ParseName(%q).Without(reuse) = %q, want %q", tt.full, got, tt.without)
-		}
-	}
-}
-
-func TestNameValue(t *testing.T) {
-	n := ParseName("BenchmarkPool/size=64/reuse=25-2")
-	for key, want := range map[string]string{"bench": "BenchmarkPool", "procs": "2", "size": "64", "reuse": "25"} {
-		if got, ok := n.Value(key); !ok || got != want {
-			t.Errorf("Value(%q) = %q, %v; want %q", key, got, ok, want)
-		}
-	}
-	if _, ok := n.Value("variant"); ok {
-		t.Error("Value(variant) found a key the name does not have")
-	}
-}
 
 func readResults(t *testing.T, file string) []*benchfmt.Result {
 	t.Helper()
@@ -89,9 +51,6 @@ func TestCollect(t *testing.T) {
 			t.Errorf("sample %d = %s %s n=%d median %g; want %+v", i, s.Name.Full, s.Unit, len(s.Values), got, w)
 		}
 	}
-	if got := Units(samples); !slices.Equal(got, []string{"sec/op", "B/op"}) {
-		t.Errorf("Units = %q", got)
-	}
 }
 
 func TestSummarizeMatchesMedian(t *testing.T) {
@@ -109,7 +68,7 @@ func TestSummarizeMatchesMedian(t *testing.T) {
 }
 
 func TestSampleMatches(t *testing.T) {
-	s := &Sample{Config: "arena", Name: ParseName("BenchmarkPool/size=64/reuse=25-2"), Unit: "sec/op"}
+	s := &Sample{Config: "arena", Name: benchname.Parse("BenchmarkPool/size=64/reuse=25-2"), Unit: "sec/op"}
 	tests := []struct {
 		sel  [][2]string
 		want bool
@@ -132,7 +91,7 @@ func TestSampleMatches(t *testing.T) {
 func TestKneesAndCrossoversOnSamples(t *testing.T) {
 	var samples []*Sample
 	add := func(name string, v float64) {
-		samples = append(samples, &Sample{Name: ParseName(name), Unit: "sec/op", Values: []float64{v * 0.99, v * 0.995, v, v, v * 1.005, v * 1.01}})
+		samples = append(samples, &Sample{Name: benchname.Parse(name), Unit: "sec/op", Values: []float64{v * 0.99, v * 0.995, v, v, v * 1.005, v * 1.01}})
 	}
 	for d := 1; d <= 12; d++ {
 		y := float64(d)
@@ -164,32 +123,11 @@ func TestKneesAndCrossoversOnSamples(t *testing.T) {
 
 func itoa(i int) string { return string(rune('0'+i/10%10)) + string(rune('0'+i%10)) }
 
-func TestCompareNames(t *testing.T) {
-	names := []string{
-		"BenchmarkPool/size=8192/variant=plain",
-		"BenchmarkPool/size=64/variant=plain-2",
-		"BenchmarkPool/size=1024/variant=plain",
-		"BenchmarkPool/size=64/variant=plain",
-		"BenchmarkPool/size=64/variant=freelist",
-	}
-	want := []string{
-		"BenchmarkPool/size=64/variant=freelist",
-		"BenchmarkPool/size=64/variant=plain",
-		"BenchmarkPool/size=64/variant=plain-2",
-		"BenchmarkPool/size=1024/variant=plain",
-		"BenchmarkPool/size=8192/variant=plain",
-	}
-	slices.SortFunc(names, CompareNames)
-	if !slices.Equal(names, want) {
-		t.Errorf("sorted:\n%q\nwant\n%q", names, want)
-	}
-}
-
 func TestUpToRound(t *testing.T) {
 	in := []*Sample{
-		{Name: ParseName("BenchmarkA"), Unit: "sec/op", Values: []float64{1, 2, 3, 4}, Rounds: []int{1, 2, 7, 8}},
-		{Name: ParseName("BenchmarkB"), Unit: "sec/op", Values: []float64{5}, Rounds: []int{9}},
-		{Name: ParseName("BenchmarkC"), Unit: "sec/op", Values: []float64{6, 7}}, // no rounds: plain go test output
+		{Name: benchname.Parse("BenchmarkA"), Unit: "sec/op", Values: []float64{1, 2, 3, 4}, Rounds: []int{1, 2, 7, 8}},
+		{Name: benchname.Parse("BenchmarkB"), Unit: "sec/op", Values: []float64{5}, Rounds: []int{9}},
+		{Name: benchname.Parse("BenchmarkC"), Unit: "sec/op", Values: []float64{6, 7}}, // no rounds: plain go test output
 	}
 	got := UpToRound(in, 6)
 	if len(got) != 2 {

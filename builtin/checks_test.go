@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
@@ -74,7 +75,7 @@ func layOut(s *spec.Spec, ch spec.Check, cells []plan.Cell) ([]side, error) {
 			}
 		}
 		for _, c := range cells {
-			smp := analysis.Sample{Config: c.Config, Name: analysis.ParseName(c.Name())}
+			smp := analysis.Sample{Config: c.Config, Name: benchname.Parse(c.Name())}
 			if smp.Matches(pick) {
 				sd.cells = append(sd.cells, c)
 			}
@@ -257,7 +258,7 @@ func synthesize(ch spec.Check, sides []side, holds bool) ([]*analysis.Sample, er
 		if sd.procs != "" && sd.procs != "1" {
 			name += "-" + sd.procs
 		}
-		smp := &analysis.Sample{Config: c.Config, Name: analysis.ParseName(name), Unit: ch.Unit}
+		smp := &analysis.Sample{Config: c.Config, Name: benchname.Parse(name), Unit: ch.Unit}
 		for r := 1; r <= rounds; r++ {
 			smp.Values = append(smp.Values, f()*noise[r-1]*math.Exp(0.01*rng.NormFloat64()))
 			smp.Rounds = append(smp.Rounds, r)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
 )
 
@@ -15,7 +16,7 @@ func around(v float64) []float64 {
 }
 
 func sample(name, unit string, vals []float64) *analysis.Sample {
-	return &analysis.Sample{Name: analysis.ParseName(name), Unit: unit, Values: vals}
+	return &analysis.Sample{Name: benchname.Parse(name), Unit: unit, Values: vals}
 }
 
 // line builds a series along reuse for one variant: value(x) per point.
@@ -48,8 +49,8 @@ func TestEvaluate(t *testing.T) {
 	// Drifting cells: each round the machine is slower, but within a round
 	// "late" is always 10% above "early". Unpaired, the drift hides it.
 	drift := []float64{10, 14, 18, 22, 26, 30}
-	early := &analysis.Sample{Name: analysis.ParseName("BenchmarkDrift/v=early"), Unit: "sec/op", Rounds: []int{1, 2, 3, 4, 5, 6}}
-	late := &analysis.Sample{Name: analysis.ParseName("BenchmarkDrift/v=late"), Unit: "sec/op", Rounds: []int{1, 2, 3, 4, 5, 6}}
+	early := &analysis.Sample{Name: benchname.Parse("BenchmarkDrift/v=early"), Unit: "sec/op", Rounds: []int{1, 2, 3, 4, 5, 6}}
+	late := &analysis.Sample{Name: benchname.Parse("BenchmarkDrift/v=late"), Unit: "sec/op", Rounds: []int{1, 2, 3, 4, 5, 6}}
 	for _, d := range drift {
 		early.Values = append(early.Values, d)
 		late.Values = append(late.Values, d*1.1)
@@ -127,8 +128,8 @@ func TestNotTestedCarried(t *testing.T) {
 	c := spec.Claim{ID: "B1", Text: "t", NotTested: parts, Checks: []spec.Check{ratioCheck("v=late", "v=early", ">", 1)}}
 	nt := spec.Claim{ID: "B2.fx", Text: "t", NotTestable: "no such library exists"}
 	s := []*analysis.Sample{
-		{Name: analysis.ParseName("BenchmarkDrift/v=early"), Unit: "sec/op", Values: around(10), Rounds: []int{1, 2, 3, 4, 5, 6}},
-		{Name: analysis.ParseName("BenchmarkDrift/v=late"), Unit: "sec/op", Values: around(12), Rounds: []int{1, 2, 3, 4, 5, 6}},
+		{Name: benchname.Parse("BenchmarkDrift/v=early"), Unit: "sec/op", Values: around(10), Rounds: []int{1, 2, 3, 4, 5, 6}},
+		{Name: benchname.Parse("BenchmarkDrift/v=late"), Unit: "sec/op", Values: around(12), Rounds: []int{1, 2, 3, 4, 5, 6}},
 	}
 	for _, looks := range []int{0, 3} {
 		opt := analysis.DefaultOptions()

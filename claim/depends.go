@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 )
@@ -54,7 +55,7 @@ func Depends(ch spec.Check, cells []plan.Cell) []int {
 	}
 	var out []int
 	for i, c := range cells {
-		s := analysis.Sample{Config: c.Config, Name: analysis.ParseName(c.Name())}
+		s := analysis.Sample{Config: c.Config, Name: benchname.Parse(c.Name())}
 		for _, sel := range sels {
 			if s.Matches(sel) {
 				out = append(out, i)

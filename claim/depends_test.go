@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 )
@@ -62,7 +63,7 @@ func TestDepends(t *testing.T) {
 func TestDependsOn(t *testing.T) {
 	p := plan.New([]string{"BenchmarkMap", "BenchmarkLog"}, []plan.Axis{{Key: "sweep", Values: []string{"0", "1"}}}, []string{"default"}, 1, 1)
 	sample := func(name string) *analysis.Sample {
-		return &analysis.Sample{Config: "default", Name: analysis.ParseName(name), Unit: "sec/op", Values: []float64{1}, Rounds: []int{1}}
+		return &analysis.Sample{Config: "default", Name: benchname.Parse(name), Unit: "sec/op", Values: []float64{1}, Rounds: []int{1}}
 	}
 	samples := []*analysis.Sample{
 		sample("BenchmarkMap/sweep=1/variant=cow/gomaxprocs=2-2"),

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/internal/noisetest"
 	"github.com/perflab/perflab/spec"
 )
@@ -14,8 +15,8 @@ import (
 // roundsOf returns the cells v=b and v=a of a run whose per-round log-ratio
 // b/a is log(truth) plus noise, over a shared drift that pairing removes.
 func roundsOf(d []float64, truth float64) []*analysis.Sample {
-	a := &analysis.Sample{Name: analysis.ParseName("BenchmarkE/v=a"), Unit: "sec/op"}
-	b := &analysis.Sample{Name: analysis.ParseName("BenchmarkE/v=b"), Unit: "sec/op"}
+	a := &analysis.Sample{Name: benchname.Parse("BenchmarkE/v=a"), Unit: "sec/op"}
+	b := &analysis.Sample{Name: benchname.Parse("BenchmarkE/v=b"), Unit: "sec/op"}
 	for i, x := range d {
 		base := 100 * (1 + 0.01*float64(i%5))
 		a.Values = append(a.Values, base)

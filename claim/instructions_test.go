@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
 )
 
@@ -11,9 +12,9 @@ import (
 // any unit; the planted pair's 1.0197 lies above 1.015 and below 1.025.
 func TestRatioOnInstructions(t *testing.T) {
 	rounds := []int{1, 2, 3, 4, 5, 6}
-	a := &analysis.Sample{Name: analysis.ParseName("BenchmarkWork/v=a"), Unit: "instructions/op", Rounds: rounds,
+	a := &analysis.Sample{Name: benchname.Parse("BenchmarkWork/v=a"), Unit: "instructions/op", Rounds: rounds,
 		Values: []float64{1216.9, 1217.0, 1216.8, 1217.1, 1216.9, 1217.0}}
-	b := &analysis.Sample{Name: analysis.ParseName("BenchmarkWork/v=b"), Unit: "instructions/op", Rounds: rounds,
+	b := &analysis.Sample{Name: benchname.Parse("BenchmarkWork/v=b"), Unit: "instructions/op", Rounds: rounds,
 		Values: []float64{1241.0, 1241.2, 1240.9, 1241.1, 1241.0, 1241.3}}
 	for _, tc := range []struct {
 		op    string

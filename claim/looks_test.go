@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
 )
 
@@ -25,7 +26,7 @@ type looksRun struct {
 func newLooksRun(rng *rand.Rand, noise func(*rand.Rand, float64) float64, sd float64, truth map[string]float64) *looksRun {
 	r := &looksRun{rng: rng, noise: noise, sd: sd, truth: truth, cells: map[string]*analysis.Sample{}}
 	for _, v := range []string{"a", "b", "c", "d"} {
-		r.cells[v] = &analysis.Sample{Name: analysis.ParseName("BenchmarkE/v=" + v), Unit: "sec/op"}
+		r.cells[v] = &analysis.Sample{Name: benchname.Parse("BenchmarkE/v=" + v), Unit: "sec/op"}
 	}
 	return r
 }
@@ -248,7 +249,7 @@ func TestSequenceByKind(t *testing.T) {
 	}
 	samples = append(samples, zero, paired("BenchmarkQ/v=y/n=6", "allocs/op", 5, rounds, 0),
 		sample("BenchmarkU/v=x", "sec/op", around(100)), sample("BenchmarkU/v=y", "sec/op", around(200)),
-		&analysis.Sample{Name: analysis.ParseName("BenchmarkC/v=x"), Unit: "r", Values: r})
+		&analysis.Sample{Name: benchname.Parse("BenchmarkC/v=x"), Unit: "r", Values: r})
 	tests := []struct {
 		name     string
 		check    spec.Check
@@ -302,7 +303,7 @@ func TestSequenceByKind(t *testing.T) {
 // check, not after Holm (its test at α/2).
 func TestSequentialLooksHolm(t *testing.T) {
 	const rounds = 60
-	v := &analysis.Sample{Name: analysis.ParseName("BenchmarkH/v=v"), Unit: "sec/op"}
+	v := &analysis.Sample{Name: benchname.Parse("BenchmarkH/v=v"), Unit: "sec/op"}
 	for r := 1; r <= rounds; r++ {
 		v.Values, v.Rounds = append(v.Values, float64((r*37)%rounds+1)), append(v.Rounds, r)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/profshare"
 	"github.com/perflab/perflab/spec"
 )
@@ -19,7 +20,7 @@ type CellProfile struct {
 	// profiling pass ran at, or 0 when the pass ran several (-test.cpu with
 	// more than one value), so that a selector on procs matches only a
 	// profile that covers that GOMAXPROCS alone.
-	Name   analysis.Name
+	Name   benchname.Name
 	Counts profshare.Counts
 	Err    error // why the profile could not be read; Counts is then zero
 }

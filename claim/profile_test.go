@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/profshare"
 	"github.com/perflab/perflab/spec"
 )
 
 func cellProfile(config, name string, procs int, c profshare.Counts) CellProfile {
-	n := analysis.ParseName(name)
+	n := benchname.Parse(name)
 	n.Procs = procs
 	return CellProfile{Config: config, Name: n, Counts: c}
 }
@@ -24,7 +25,7 @@ func TestProfileCheck(t *testing.T) {
 		cellProfile("default", "BenchmarkAlloc/variant=pooled/gomaxprocs=2", 1, profshare.Counts{Total: 1000, Lock: 30, HeapLock: 10}),
 		cellProfile("default", "BenchmarkAlloc/variant=few/gomaxprocs=2", 1, profshare.Counts{Total: 10, Lock: 5, HeapLock: 5}),
 		cellProfile("default", "BenchmarkAlloc/variant=empty/gomaxprocs=2", 1, profshare.Counts{}),
-		{Config: "default", Name: analysis.ParseName("BenchmarkAlloc/variant=lost/gomaxprocs=2"), Err: errors.New("file not found")},
+		{Config: "default", Name: benchname.Parse("BenchmarkAlloc/variant=lost/gomaxprocs=2"), Err: errors.New("file not found")},
 		cellProfile("go1.22", "BenchmarkAlloc/variant=plain/gomaxprocs=2", 0, profshare.Counts{Total: 1000, Lock: 500, HeapLock: 450}),
 	}
 	check := func(num, den, op string, value float64) spec.Check {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
 )
 
@@ -32,7 +33,7 @@ func genRounds(axis string, xs []float64, curves map[string]func(float64) float6
 	var out []*analysis.Sample
 	for _, n := range names {
 		for _, x := range xs {
-			s := &analysis.Sample{Name: analysis.ParseName(fmt.Sprintf("%s/%s=%g", n, axis, x)), Unit: "sec/op"}
+			s := &analysis.Sample{Name: benchname.Parse(fmt.Sprintf("%s/%s=%g", n, axis, x)), Unit: "sec/op"}
 			cells[fmt.Sprint(n, x)] = s
 			out = append(out, s)
 		}

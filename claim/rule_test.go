@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
 )
 
@@ -17,7 +18,7 @@ import (
 // the name, so two cells never jitter alike and a ratio scatters on both
 // sides of the ratio of the bases.
 func paired(name, unit string, base float64, n int, spread float64) *analysis.Sample {
-	s := &analysis.Sample{Name: analysis.ParseName(name), Unit: unit}
+	s := &analysis.Sample{Name: benchname.Parse(name), Unit: unit}
 	phase := 0.0
 	for i, c := range []byte(name) {
 		phase += float64(c) * float64(i+1)
@@ -149,7 +150,7 @@ func TestPredicateOtherKinds(t *testing.T) {
 	var samples []*analysis.Sample
 	samples = append(samples, paired("BenchmarkR/v=share", "cpu-json-share", 0.5, 8, 0.02))
 	rs := func(name string, vals ...float64) *analysis.Sample {
-		s := &analysis.Sample{Name: analysis.ParseName("BenchmarkR/v=" + name), Unit: "r-x"}
+		s := &analysis.Sample{Name: benchname.Parse("BenchmarkR/v=" + name), Unit: "r-x"}
 		for i, v := range vals {
 			s.Values, s.Rounds = append(s.Values, v), append(s.Rounds, i+1)
 		}

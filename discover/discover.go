@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
 )
@@ -44,7 +44,7 @@ func List(ctx context.Context, binary, dir, regex string) ([]Bench, error) {
 	var out []Bench
 	seen := map[string]bool{}
 	for _, r := range res {
-		n := analysis.ParseName("Benchmark" + string(r.Name.Full()))
+		n := benchname.Parse("Benchmark" + string(r.Name.Full()))
 		b := Bench{Func: n.Base}
 		for _, p := range n.Parts {
 			if p.Key != "" {

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/unit"
 )
 
@@ -27,7 +28,7 @@ func summaryRows(samples []*analysis.Sample, sum func(*analysis.Sample) analysis
 		rows = append(rows, SummaryRow{Name: s.Name.Full, Config: s.Config, Unit: s.Unit, Stat: statOf(sum(s))})
 	}
 	slices.SortStableFunc(rows, func(a, b SummaryRow) int {
-		return cmp.Or(analysis.CompareNames(a.Name, b.Name), strings.Compare(a.Config, b.Config))
+		return cmp.Or(benchname.Compare(a.Name, b.Name), strings.Compare(a.Config, b.Config))
 	})
 	return rows
 }
@@ -119,7 +120,7 @@ func analyze(samples []*analysis.Sample, opt AnalyzeOptions, stats analysis.Opti
 		}
 	}
 	if opt.By != "" {
-		for _, u := range analysis.Units(samples) {
+		for _, u := range UnitsOf(samples) {
 			rs := RatioSpec{Axis: opt.Axis, By: opt.By, Baseline: opt.Baseline, Unit: u}
 			a.Ratios = append(a.Ratios, Ratios(samples, rs, stats)...)
 			a.Geomeans = append(a.Geomeans, Geomeans(samples, rs, stats)...)

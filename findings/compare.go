@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/store"
 	"github.com/perflab/perflab/unit"
@@ -168,7 +169,7 @@ func Compare(old, new *Set, opt CompareOptions) *CompareResult {
 		}
 	}
 	slices.SortStableFunc(res.Rows, func(a, b CompareRow) int {
-		return cmp.Or(unit.Compare(a.Unit, b.Unit), cmp.Compare(a.Config, b.Config), analysis.CompareNames(a.Name, b.Name))
+		return cmp.Or(unit.Compare(a.Unit, b.Unit), cmp.Compare(a.Config, b.Config), benchname.Compare(a.Name, b.Name))
 	})
 	for _, u := range rowUnits(res.Rows, func(r CompareRow) string { return r.Unit }) {
 		var pairs [][2]float64

@@ -29,6 +29,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -321,5 +322,5 @@ func AxisOrder(samples []*analysis.Sample, key string) []string {
 			vals = append(vals, v)
 		}
 	}
-	return analysis.NaturalOrder(vals)
+	return benchname.Order(vals)
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/perflab/perflab/driver/cachegrind"
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/store"
 )
 
@@ -20,7 +20,7 @@ type FuncChanges struct {
 // FuncCell is one cell's per-function comparison between two runs.
 type FuncCell struct {
 	Config, Name string
-	Diff         cachegrind.FuncDiff
+	Diff         analysis.FuncDiff
 }
 
 // funcChanges compares two runs' per-function counts; nil when either has
@@ -39,8 +39,8 @@ func funcChanges(old, new []store.Artifact) (*FuncChanges, []string) {
 			if o == nil {
 				continue
 			}
-			d := cachegrind.Changes(o, funcs, topFuncs, 0.01)
-			if cachegrind.TotalChanged(d) && len(d.Changes) > 0 {
+			d := analysis.FuncChanges(o, funcs, topFuncs, 0.01)
+			if d.TotalChanged() && len(d.Changes) > 0 {
 				fc.Cells = append(fc.Cells, FuncCell{Config: cfg, Name: name, Diff: d})
 			}
 		}

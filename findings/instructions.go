@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/store"
 )
@@ -17,9 +18,9 @@ const topFuncs = 5
 // first sibling of its benchmark, or against the first config.
 type InstrRow struct {
 	Name, Config, Label string
-	Summary             analysis.Summary     // the cell's instructions/op
-	Ratio               analysis.Ratio       // paired within rounds
-	Funcs               *cachegrind.FuncDiff // nil without per-function counts
+	Summary             analysis.Summary   // the cell's instructions/op
+	Ratio               analysis.Ratio     // paired within rounds
+	Funcs               *analysis.FuncDiff // nil without per-function counts
 }
 
 // instructions computes the instructions comparisons of a run: nil when
@@ -41,7 +42,7 @@ func instructions(f *Run) (rows []InstrRow, problems []string) {
 			Summary: f.Summary(p.num), Ratio: f.Opt.Paired(p.num.ByRound(), p.den.ByRound())}
 		old, new := funcs[p.denConfig][p.den.Name.Full], funcs[p.numConfig][p.num.Name.Full]
 		if old != nil && new != nil {
-			d := cachegrind.Changes(old, new, topFuncs, 0.01)
+			d := analysis.FuncChanges(old, new, topFuncs, 0.01)
 			row.Funcs = &d
 		}
 		rows = append(rows, row)
@@ -89,7 +90,7 @@ func instructionPairs(in *Run, samples []*analysis.Sample) []cellPair {
 	var pairs []cellPair
 	for _, g := range order {
 		ss := groups[g]
-		slices.SortStableFunc(ss, func(a, b *analysis.Sample) int { return analysis.CompareNames(a.Name.Full, b.Name.Full) })
+		slices.SortStableFunc(ss, func(a, b *analysis.Sample) int { return benchname.Compare(a.Name.Full, b.Name.Full) })
 		key := g[strings.LastIndexByte(g, 0)+1:]
 		for _, s := range ss[1:] {
 			nv, _ := s.Name.Value(key)
@@ -141,7 +142,7 @@ func funcMedians(artifacts []store.Artifact) (map[string]map[string]map[string]f
 	out := map[string]map[string]map[string]float64{}
 	var problems []string
 	for cfg, ps := range paths {
-		m, err := cachegrind.FuncMedians(ps...)
+		m, err := readFuncMedians(ps...)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
@@ -150,4 +151,24 @@ func funcMedians(artifacts []store.Artifact) (map[string]map[string]map[string]f
 	}
 	slices.Sort(problems)
 	return out, problems
+}
+
+// readFuncMedians reads functions artifacts and returns, per benchmark full
+// name, each function's median instructions per op over the rounds.
+func readFuncMedians(paths ...string) (map[string]map[string]float64, error) {
+	per := map[string][]map[string]float64{}
+	for _, p := range paths {
+		recs, _, err := cachegrind.ReadFuncRecords(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			per[r.Name] = append(per[r.Name], r.Funcs)
+		}
+	}
+	out := make(map[string]map[string]float64, len(per))
+	for name, ms := range per {
+		out[name] = analysis.MedianFuncs(ms)
+	}
+	return out, nil
 }

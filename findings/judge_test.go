@@ -18,6 +18,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
@@ -397,7 +398,7 @@ func newBurstRun(rng *rand.Rand, m burstModel, p float64) *burstRun {
 	r := &burstRun{m: m, rng: rng, p: p, cells: map[string]*analysis.Sample{}}
 	r.busy = rng.Float64() < 2*p
 	for _, v := range []string{"a", "b"} {
-		r.cells[v] = &analysis.Sample{Config: "default", Name: analysis.ParseName("BenchmarkW/v=" + v), Unit: "sec/op"}
+		r.cells[v] = &analysis.Sample{Config: "default", Name: benchname.Parse("BenchmarkW/v=" + v), Unit: "sec/op"}
 	}
 	return r
 }
@@ -722,7 +723,7 @@ func kindsSamples(rounds int) []*analysis.Sample {
 	var out []*analysis.Sample
 	for _, v := range []string{"x", "y"} {
 		for n := 1; n <= 6; n++ {
-			sec := &analysis.Sample{Config: "default", Name: analysis.ParseName(fmt.Sprintf("BenchmarkS/v=%s/n=%d", v, n)), Unit: "sec/op"}
+			sec := &analysis.Sample{Config: "default", Name: benchname.Parse(fmt.Sprintf("BenchmarkS/v=%s/n=%d", v, n)), Unit: "sec/op"}
 			allocs := &analysis.Sample{Config: "default", Name: sec.Name, Unit: "allocs/op"}
 			cost := 100e-9 * float64(n)
 			if v == "y" {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 )
 
 // KneeFit is a main-unit series along the analysis axis that has no knee:
@@ -33,6 +34,6 @@ func (f *Run) knees() {
 		f.NoKnees = append(f.NoKnees, KneeFit{Config: k.Config, Series: k.Series, Points: points[k.Config+"\x00"+k.Series], Fit: k.KneeResult})
 	}
 	slices.SortStableFunc(f.NoKnees, func(a, b KneeFit) int {
-		return analysis.CompareNames(a.Series+"@"+a.Config, b.Series+"@"+b.Config)
+		return benchname.Compare(a.Series+"@"+a.Config, b.Series+"@"+b.Config)
 	})
 }

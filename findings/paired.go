@@ -9,6 +9,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/store"
 	"github.com/perflab/perflab/unit"
@@ -110,7 +111,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		}
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
-		return cmp.Or(unit.Compare(a.unit, b.unit), analysis.CompareNames(a.name, b.name))
+		return cmp.Or(unit.Compare(a.unit, b.unit), benchname.Compare(a.name, b.name))
 	})
 	pairs := map[string][][2]map[int]float64{}
 	for _, k := range order {

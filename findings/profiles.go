@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/profshare"
 )
@@ -20,13 +20,13 @@ func cellProfiles(in *Input) []claim.CellProfile {
 		if a.Kind != "cpu" || a.Cell == "" {
 			continue
 		}
-		name := analysis.ParseName(a.Cell)
+		name := benchname.Parse(a.Cell)
 		name.Procs = procs
 		c, err := profshare.ReadFile(a.Path)
 		out = append(out, claim.CellProfile{Config: a.Config, Name: name, Counts: c, Err: err})
 	}
 	slices.SortStableFunc(out, func(a, b claim.CellProfile) int {
-		return cmp.Or(cmp.Compare(a.Config, b.Config), analysis.CompareNames(a.Name.Full, b.Name.Full))
+		return cmp.Or(cmp.Compare(a.Config, b.Config), benchname.Compare(a.Name.Full, b.Name.Full))
 	})
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 )
 
 // RatioSpec says what [Ratios] compares: along Axis (may be empty), each
@@ -163,7 +164,7 @@ func Ratios(samples []*analysis.Sample, rs RatioSpec, opt analysis.Options) []Co
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Comparison) int {
-		return cmp.Or(cmp.Compare(a.Config, b.Config), analysis.CompareNames(a.Series, b.Series), cmp.Compare(slices.Index(values, a.Value), slices.Index(values, b.Value)))
+		return cmp.Or(cmp.Compare(a.Config, b.Config), benchname.Compare(a.Series, b.Series), cmp.Compare(slices.Index(values, a.Value), slices.Index(values, b.Value)))
 	})
 	return out
 }
@@ -227,7 +228,7 @@ func pointOrder(m map[string]*analysis.Sample) []string {
 	for x := range m {
 		xs = append(xs, x)
 	}
-	return analysis.NaturalOrder(xs)
+	return benchname.Order(xs)
 }
 
 // ConfigRatios compares every cell of each config with the same cell of
@@ -281,7 +282,7 @@ func (f *Run) configRatios() *ConfigRatios {
 	if len(names) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(names, analysis.CompareNames)
+	slices.SortStableFunc(names, benchname.Compare)
 	pairs := make([][][2]map[int]float64, len(cr.Others))
 	for _, name := range names {
 		row := ConfigRow{Cell: name}
@@ -400,7 +401,7 @@ func (f *Run) scaling() *Scaling {
 		if a.Config != b.Config {
 			return f.ConfigOrder(a.Config, b.Config)
 		}
-		return analysis.CompareNames(a.Name, b.Name)
+		return benchname.Compare(a.Name, b.Name)
 	})
 	return sc
 }

@@ -1,8 +1,11 @@
 package findings
 
 import (
+	"slices"
+
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 	"github.com/perflab/perflab/unit"
@@ -32,3 +35,19 @@ func (f *Run) Units() *unit.Table {
 // HigherIsBetter reports whether larger values of u are better in this
 // run.
 func (f *Run) HigherIsBetter(u string) bool { return f.Units().HigherIsBetter(u) }
+
+// UnitsOf returns the distinct units of samples in first-seen order.
+func UnitsOf(samples []*analysis.Sample) []string {
+	var units []string
+	for _, s := range samples {
+		if !slices.Contains(units, s.Unit) {
+			units = append(units, s.Unit)
+		}
+	}
+	return units
+}
+
+// LogScale reports whether values span two decades or more (all positive
+// and finite), the rule that puts an axis on a log scale in charts as in
+// the knee fits.
+func LogScale(vs []float64) bool { return analysis.SpansDecades(vs) }

@@ -1,8 +1,10 @@
 package findings
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
@@ -30,5 +32,12 @@ func TestRunUnits(t *testing.T) {
 				t.Errorf("%s: %s higher is better = %v, want %v", tt.name, u, got, want)
 			}
 		}
+	}
+}
+
+func TestUnitsOf(t *testing.T) {
+	samples := []*analysis.Sample{{Unit: "sec/op"}, {Unit: "B/op"}, {Unit: "sec/op"}, {Unit: "allocs/op"}}
+	if got := UnitsOf(samples); !slices.Equal(got, []string{"sec/op", "B/op", "allocs/op"}) {
+		t.Errorf("UnitsOf = %q, want first-seen order without repeats", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/profshare"
@@ -336,7 +337,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 			}
 		}
 	}
-	cols = analysis.NaturalOrder(cols)
+	cols = benchname.Order(cols)
 	label := f.Axis
 	if label == "" {
 		label = "point"
@@ -420,7 +421,7 @@ func boolInt(b bool) int {
 // unitSections gives the main unit's table (with its charts in HTML) as
 // one section and every other unit folded in a second.
 func unitSections(f *findings.Run, withHTML bool) []Section {
-	units := analysis.Units(f.Samples)
+	units := findings.UnitsOf(f.Samples)
 	if len(units) == 0 {
 		return nil
 	}
@@ -519,7 +520,7 @@ func pivotTable(f *findings.Run, samples []*analysis.Sample, unit string) *Table
 		}
 		r.cells[col] = s
 	}
-	slices.SortStableFunc(rows, func(a, b *row) int { return analysis.CompareNames(a.name, b.name) })
+	slices.SortStableFunc(rows, func(a, b *row) int { return benchname.Compare(a.name, b.name) })
 	class := benchunit.ClassOf(unit)
 	for _, r := range rows {
 		tr := Row{Cells: []Cell{{Text: Plain(r.name), Class: "name"}}}
@@ -662,7 +663,7 @@ func signWord(unit string, sign int) string {
 
 // shortVs names the other series by its by-key value alone, e.g. "variant=plain".
 func shortVs(series, by string) string {
-	if v, ok := analysis.ParseName(series).Value(by); ok {
+	if v, ok := benchname.Parse(series).Value(by); ok {
 		return by + "=" + v
 	}
 	return series
@@ -695,8 +696,8 @@ func crossRows(f *findings.Run) []crossRow {
 		if other != c.A {
 			b, a = -b, -a
 		}
-		v, _ := analysis.ParseName(other).Value(f.By)
-		crossed[c.Config+"\x00"+analysis.ParseName(other).Without(f.By)+"\x00"+v] = true
+		v, _ := benchname.Parse(other).Value(f.By)
+		crossed[c.Config+"\x00"+benchname.Parse(other).Without(f.By)+"\x00"+v] = true
 		at := fmt.Sprintf("%.3g", c.X)
 		if c.XLo != c.XHi && !math.IsNaN(c.XLo) && !math.IsNaN(c.XHi) {
 			at += fmt.Sprintf(" [%.3g, %.3g]", c.XLo, c.XHi)
@@ -718,7 +719,7 @@ func crossRows(f *findings.Run) []crossRow {
 			At:        fmt.Sprintf("none in %s–%s", c.Points[0].X, c.Points[len(c.Points)-1].X),
 			Direction: fmt.Sprintf("%s at %d, %s at %d, same at %d of %d points", signWord(unit, -1), c.Below, signWord(unit, 1), c.Above, c.Same, len(c.Points))})
 	}
-	slices.SortStableFunc(rows, func(x, y crossRow) int { return analysis.CompareNames(x.Series+"|"+x.Vs, y.Series+"|"+y.Vs) })
+	slices.SortStableFunc(rows, func(x, y crossRow) int { return benchname.Compare(x.Series+"|"+x.Vs, y.Series+"|"+y.Vs) })
 	return rows
 }
 
@@ -761,7 +762,7 @@ func kneesSection(f *findings.Run) *Section {
 	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (quadratic, cubic, power law, sum of two powers, exponential) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
 	if len(knees) > 0 {
 		slices.SortStableFunc(knees, func(a, b analysis.SeriesKnee) int {
-			return analysis.CompareNames(withConfig(f, a.Series, a.Config), withConfig(f, b.Series, b.Config))
+			return benchname.Compare(withConfig(f, a.Series, a.Config), withConfig(f, b.Series, b.Config))
 		})
 		t := &Table{Head: []string{"series", "unit", "knee at", "confidence", "how"}}
 		for _, k := range knees {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
@@ -29,7 +29,7 @@ const (
 // incorrectCell is a cell whose correctness gate failed.
 type incorrectCell struct {
 	config string
-	name   analysis.Name
+	name   benchname.Name
 	diff   string // the first difference, as the benchmark reported it
 }
 
@@ -39,7 +39,7 @@ type incorrectCell struct {
 // CorrectUnit samples and no incorrect failures) get no section.
 func correctnessSection(f *findings.Run) *Section {
 	bad := incorrectCells(f.Failures)
-	passed := map[string]analysis.Name{} // cell key → name
+	passed := map[string]benchname.Name{} // cell key → name
 	for _, s := range f.Samples {
 		if s.Unit == CorrectUnit {
 			passed[s.Config+"\x00"+s.Name.Cell()] = s.Name
@@ -78,7 +78,7 @@ func correctnessSection(f *findings.Run) *Section {
 	type tally struct{ ok, bad int }
 	counts := map[string]*tally{}
 	var order []string
-	count := func(n analysis.Name, good bool) {
+	count := func(n benchname.Name, good bool) {
 		v, ok := n.Value(by)
 		if !ok {
 			return
@@ -132,20 +132,20 @@ func incorrectCells(failures []store.Failure) []incorrectCell {
 		}
 		seen[key] = true
 		diff, _, _ := strings.Cut(f.Reason[i+len(IncorrectMarker):], "\n")
-		out = append(out, incorrectCell{config: f.Config, name: analysis.ParseName(f.Cell), diff: strings.TrimSpace(diff)})
+		out = append(out, incorrectCell{config: f.Config, name: benchname.Parse(f.Cell), diff: strings.TrimSpace(diff)})
 	}
 	slices.SortStableFunc(out, func(a, b incorrectCell) int {
-		return cmp.Or(cmp.Compare(a.config, b.config), analysis.CompareNames(a.name.Full, b.name.Full))
+		return cmp.Or(cmp.Compare(a.config, b.config), benchname.Compare(a.name.Full, b.name.Full))
 	})
 	return out
 }
 
 // cellDims names what a cell is, from the keys of its name: "op×lib×depth",
 // plus "× config" when several configs ran.
-func cellDims(passed map[string]analysis.Name, bad []incorrectCell) string {
+func cellDims(passed map[string]benchname.Name, bad []incorrectCell) string {
 	var keys []string
 	configs := map[string]bool{}
-	add := func(n analysis.Name) {
+	add := func(n benchname.Name) {
 		for _, p := range n.Parts {
 			if p.Key != "" && !slices.Contains(keys, p.Key) {
 				keys = append(keys, p.Key)

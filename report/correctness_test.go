@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
 
 func correctSample(config, name string) *analysis.Sample {
-	return &analysis.Sample{Config: config, Name: analysis.ParseName(name), Unit: CorrectUnit, Values: []float64{1, 1, 1}}
+	return &analysis.Sample{Config: config, Name: benchname.Parse(name), Unit: CorrectUnit, Values: []float64{1, 1, 1}}
 }
 
 func TestCorrectness(t *testing.T) {
@@ -24,7 +25,7 @@ func TestCorrectness(t *testing.T) {
 		correctSample("default", "BenchmarkJSON/lib=fast/depth=1-2"),
 		correctSample("default", "BenchmarkJSON/lib=std/depth=1-2"),
 		correctSample("default", "BenchmarkJSON/lib=std/depth=2-2"),
-		{Config: "default", Name: analysis.ParseName("BenchmarkJSON/lib=std/depth=2-2"), Unit: "sec/op", Values: []float64{1}},
+		{Config: "default", Name: benchname.Parse("BenchmarkJSON/lib=std/depth=2-2"), Unit: "sec/op", Values: []float64{1}},
 	}
 	incorrect := "exit status 1\n    bench_test.go:93: perflab: incorrect: output differs at byte 12: got `1`, want `2`\n--- FAIL: BenchmarkJSON/lib=broken/depth=2\nFAIL"
 	failures := []store.Failure{

@@ -76,8 +76,8 @@ func fmtCount(s analysis.Summary) string {
 
 // fmtShare2 shows a share of the total change; when the total change is
 // below 0.1% of the total, a share means nothing.
-func fmtShare2(share float64, d cachegrind.FuncDiff) string {
-	if !cachegrind.TotalChanged(d) {
+func fmtShare2(share float64, d analysis.FuncDiff) string {
+	if !d.TotalChanged() {
 		return "— (total ≈ 0)"
 	}
 	return fmt.Sprintf("%.0f%%", 100*share)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
@@ -201,7 +202,7 @@ func unitCharts(in *findings.Run, samples []*analysis.Sample, unit string, ui in
 		if c := cmp.Compare(boolInt(x != a.Baseline), boolInt(y != a.Baseline)); c != 0 {
 			return c
 		}
-		return analysis.CompareNames(x, y)
+		return benchname.Compare(x, y)
 	})
 	slices.SortStableFunc(groups, func(x, y *chartGroup) int { return compareGroups(in, x, y) })
 	class := benchunit.ClassOf(unit)
@@ -258,11 +259,11 @@ func unitCharts(in *findings.Run, samples []*analysis.Sample, unit string, ui in
 // mode=serial comes before mode=parallel when the spec says so), then by
 // GOMAXPROCS and config.
 func compareGroups(in *findings.Run, x, y *chartGroup) int {
-	nx, ny := analysis.ParseName(x.name), analysis.ParseName(y.name)
+	nx, ny := benchname.Parse(x.name), benchname.Parse(y.name)
 	if c := cmp.Compare(nx.Base, ny.Base); c != 0 {
 		return c
 	}
-	rank := func(p analysis.Part) int {
+	rank := func(p benchname.Part) int {
 		for _, a := range in.Spec.Axes {
 			if a.Key == p.Key {
 				if i := slices.Index(a.Full, p.Value); i >= 0 {
@@ -286,7 +287,7 @@ func compareGroups(in *findings.Run, x, y *chartGroup) int {
 				return cmp.Compare(rx, ry)
 			}
 		}
-		return analysis.CompareNames(px.Key+"="+px.Value, py.Key+"="+py.Value)
+		return benchname.Compare(px.Key+"="+px.Value, py.Key+"="+py.Value)
 	}
 	if c := cmp.Compare(len(nx.Parts), len(ny.Parts)); c != 0 {
 		return c
@@ -294,7 +295,7 @@ func compareGroups(in *findings.Run, x, y *chartGroup) int {
 	if c := cmp.Compare(nx.Procs, ny.Procs); c != 0 {
 		return c
 	}
-	return analysis.CompareNames(x.config, y.config)
+	return benchname.Compare(x.config, y.config)
 }
 
 // chartMarkers marks the knees of the chart's series and their crossovers
@@ -372,7 +373,7 @@ func configLabel(name string, names map[string]string) (string, bool) {
 
 // chartTitle names a chart by the parts its lines share.
 func chartTitle(g *chartGroup, showConfig bool) string {
-	n := analysis.ParseName(g.name)
+	n := benchname.Parse(g.name)
 	var parts []string
 	for _, p := range n.Parts {
 		if p.Key != "" {

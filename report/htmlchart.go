@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perflab/perflab/analysis"
 	"golang.org/x/perf/benchunit"
+
+	"github.com/perflab/perflab/findings"
 )
 
 // Chart is a line chart drawn as inline SVG: one line per series with an
@@ -106,8 +107,8 @@ func (c *Chart) AutoLog() {
 			ys = append(ys, p.Y)
 		}
 	}
-	c.LogX = analysis.SpansDecades(xs)
-	c.LogY = analysis.SpansDecades(ys)
+	c.LogX = findings.LogScale(xs)
+	c.LogY = findings.LogScale(ys)
 }
 
 // axisScale maps data values to pixels along one axis.

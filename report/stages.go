@@ -11,6 +11,7 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchmetrics"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/findings"
 )
 
@@ -26,7 +27,7 @@ var stageExtras = []string{"sec/op", "p50-sec", "p99-sec", "gc-cycles/op", "allo
 // order, with "e2e-sec/op" and "total-sec/op" last.
 func stageUnits(samples []*analysis.Sample) []string {
 	var units []string
-	for _, u := range analysis.Units(samples) {
+	for _, u := range findings.UnitsOf(samples) {
 		if stageUnit.MatchString(u) && !slices.ContainsFunc(benchmetrics.Units, func(m struct{ Unit, Better string }) bool { return m.Unit == u }) {
 			units = append(units, u)
 		}
@@ -79,7 +80,7 @@ func stagesSection(f *findings.Run) *Section {
 		return n < 2
 	})
 	slices.SortStableFunc(rows, func(a, b *row) int {
-		return cmp.Or(analysis.CompareNames(a.name, b.name), strings.Compare(a.config, b.config))
+		return cmp.Or(benchname.Compare(a.name, b.name), strings.Compare(a.config, b.config))
 	})
 	sec := &Section{ID: "stages", Title: "Stages"}
 	sec.Blocks = append(sec.Blocks, para(fmt.Sprintf("Median time of each stage per operation, with its %.0f%% confidence interval as ±%%; an empty cell means the variant has no such stage.", f.Opt.Confidence*100)))

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/findings"
 )
@@ -308,7 +309,7 @@ func exportOrder(f *findings.Run) []*benchfmt.Result {
 	}
 	ks := make([]keyed, len(f.Results))
 	for i, r := range f.Results {
-		name := analysis.ParseName("Benchmark" + string(r.Name.Full()))
+		name := benchname.Parse("Benchmark" + string(r.Name.Full()))
 		k := keyed{r: r, config: r.GetConfig("config"), name: name.Full}
 		k.round, _ = strconv.Atoi(r.GetConfig("round"))
 		if f.By != "" {
@@ -337,8 +338,8 @@ func exportOrder(f *findings.Run) []*benchfmt.Result {
 		}
 		return cmp.Or(
 			cmp.Compare(a.baseOff, b.baseOff),
-			analysis.CompareNames(a.by, b.by),
-			analysis.CompareNames(a.name, b.name),
+			benchname.Compare(a.by, b.by),
+			benchname.Compare(a.name, b.name),
 			cmp.Compare(a.round, b.round))
 	})
 	out := make([]*benchfmt.Result, len(ks))

@@ -36,7 +36,7 @@ import (
 // Options configures the server.
 type Options struct {
 	DB          *store.DB
-	Stats       analysis.Options // zero: analysis.DefaultOptions()
+	Stats       analysis.Options // zero: analysis.DefaultAlpha and DefaultConfidence
 	ArticlesDir string           // served under /article/; "" serves none
 	Log         io.Writer        // pprof's and the server's messages; nil discards
 }
@@ -54,10 +54,10 @@ type Server struct {
 // New returns the web UI over opt.DB.
 func New(opt Options) *Server {
 	if opt.Stats.Alpha == 0 {
-		opt.Stats.Alpha = analysis.DefaultOptions().Alpha
+		opt.Stats.Alpha = analysis.DefaultAlpha
 	}
 	if opt.Stats.Confidence == 0 {
-		opt.Stats.Confidence = analysis.DefaultOptions().Confidence
+		opt.Stats.Confidence = analysis.DefaultConfidence
 	}
 	if opt.Log == nil {
 		opt.Log = io.Discard

@@ -35,9 +35,7 @@ func (c *common) alphaFlag(fs *flag.FlagSet) {
 }
 
 func (c *common) options() analysis.Options {
-	o := analysis.DefaultOptions()
-	o.Alpha = c.alpha
-	return o
+	return analysis.Options{Alpha: c.alpha, Confidence: analysis.DefaultConfidence}
 }
 
 // openDB opens the database; mustExist refuses to create a new empty one.

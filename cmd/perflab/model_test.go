@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/internal/testrun"
 	"github.com/perflab/perflab/serve"
@@ -100,7 +101,7 @@ func TestExportOrder(t *testing.T) {
 	var variants []string
 	lastReuse, lastVariant := -1.0, ""
 	for _, r := range results {
-		n := analysis.ParseName("Benchmark" + string(r.Name.Full()))
+		n := benchname.Parse("Benchmark" + string(r.Name.Full()))
 		v, _ := n.Value("variant")
 		if len(variants) == 0 || variants[len(variants)-1] != v {
 			variants = append(variants, v)
@@ -120,7 +121,7 @@ func TestExportOrder(t *testing.T) {
 	}
 }
 
-func strconvFloat(n analysis.Name, key string) (float64, bool) {
+func strconvFloat(n benchname.Name, key string) (float64, bool) {
 	s := analysis.Sample{Name: n}
 	return s.Num(key)
 }

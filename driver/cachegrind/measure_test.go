@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/driver/gotest"
 )
 
@@ -99,7 +100,7 @@ func TestPlantedRatios(t *testing.T) {
 	if f := got["a"].Funcs["planted.workA"]; math.Abs(f-1206) > 1 {
 		t.Errorf("planted.workA = %.2f instructions/op, want 1206 (12 a round × 100 + 6)", f)
 	}
-	d := Changes(got["a"].Funcs, got["b"].Funcs, 3, 0.01)
+	d := analysis.FuncChanges(got["a"].Funcs, got["b"].Funcs, 3, 0.01)
 	if len(d.Changes) == 0 || d.Changes[0].Func != "planted.workA" || math.Abs(d.Changes[0].Delta-24) > 0.5 {
 		t.Fatalf("top change a→b = %+v, want planted.workA +24", d.Changes)
 	}
@@ -120,7 +121,7 @@ func TestABNamesTheFunction(t *testing.T) {
 		}
 		ms[i] = m
 	}
-	d := Changes(ms[0].Funcs, ms[1].Funcs, 5, 0.01)
+	d := analysis.FuncChanges(ms[0].Funcs, ms[1].Funcs, 5, 0.01)
 	if len(d.Changes) == 0 || d.Changes[0].Func != "planted.checksum" {
 		t.Fatalf("changes %+v: want planted.checksum first", d.Changes)
 	}

@@ -60,23 +60,3 @@ func ReadFuncRecords(path string) (recs []FuncRecord, bad int, err error) {
 	}
 	return recs, bad, nil
 }
-
-// FuncMedians reads functions artifacts and returns, per benchmark full
-// name, each function's median instructions per op over the rounds.
-func FuncMedians(paths ...string) (map[string]map[string]float64, error) {
-	per := map[string][]map[string]float64{}
-	for _, p := range paths {
-		recs, _, err := ReadFuncRecords(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			per[r.Name] = append(per[r.Name], r.Funcs)
-		}
-	}
-	out := make(map[string]map[string]float64, len(per))
-	for name, ms := range per {
-		out[name] = MedianFuncs(ms)
-	}
-	return out, nil
-}

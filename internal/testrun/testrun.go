@@ -299,7 +299,7 @@ func Store(ctx context.Context, db *store.DB, opt Options) (int64, error) {
 		return 0, err
 	}
 	// Judge the claims and store the verdicts, as "perflab run" does.
-	in, err := report.Load(ctx, db, id, analysis.DefaultOptions())
+	in, err := report.Load(ctx, db, id, analysis.Options{Alpha: analysis.DefaultAlpha, Confidence: analysis.DefaultConfidence})
 	if err != nil {
 		return 0, err
 	}

@@ -1,11 +1,9 @@
-package cachegrind
+package analysis
 
 import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/perflab/perflab/analysis"
 )
 
 // A FuncChange is one function's change in instructions per op between two
@@ -27,12 +25,12 @@ type FuncDiff struct {
 	Changes            []FuncChange
 }
 
-// Changes compares two per-function maps of instructions per op (e.g. the
-// medians over rounds of [Measurement.Funcs] for two configs or two runs)
+// FuncChanges compares two per-function maps of instructions per op (e.g. the
+// medians over rounds of a cell's per-function counts under Cachegrind, [MedianFuncs] for two configs or two runs)
 // and returns the top functions by absolute change, largest first, each
 // with its share of the total change. Changes smaller than minAbs
 // instructions per op are left out as noise. top ≤ 0 keeps them all.
-func Changes(old, new map[string]float64, top int, minAbs float64) FuncDiff {
+func FuncChanges(old, new map[string]float64, top int, minAbs float64) FuncDiff {
 	var d FuncDiff
 	names := map[string]bool{}
 	for f, v := range old {
@@ -83,7 +81,7 @@ func MedianFuncs(ms []map[string]float64) map[string]float64 {
 		for i, m := range ms {
 			vals[i] = m[f]
 		}
-		if med := analysis.Summarize(vals, analysis.DefaultOptions()).Center; med != 0 {
+		if med := Summarize(vals, DefaultOptions()).Center; med != 0 {
 			out[f] = med
 		}
 	}
@@ -93,6 +91,6 @@ func MedianFuncs(ms []map[string]float64) map[string]float64 {
 // TotalChanged reports whether the total changed by more than 0.1% (of
 // the larger total): below that a function's share of the change is the
 // ratio of two small numbers and means nothing.
-func TotalChanged(d FuncDiff) bool {
+func (d FuncDiff) TotalChanged() bool {
 	return math.Abs(d.NewTotal-d.OldTotal) > 1e-3*math.Max(math.Abs(d.OldTotal), math.Abs(d.NewTotal))
 }
