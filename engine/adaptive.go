@@ -91,6 +91,12 @@ type sequential struct {
 	// cpuInside: cell → its sizing run reported cpu-sec/op measured inside
 	// the process, so its later processes need no baseline.
 	cpuInside map[string]bool
+	// fastest: cell → the least sec/op it has measured (deciding on
+	// sec/op), the speed its repetitions are sized by: interference only
+	// slows a process, so a sizing run a neighbour slowed would give the
+	// cell shorter repetitions than the others' until a faster run
+	// corrects it.
+	fastest map[string]float64
 }
 
 // sequentialFor returns the sequential state of a run, or nil for a run of
@@ -109,7 +115,7 @@ func sequentialFor(opt Options, measure spec.Measure, rules Rules) (*sequential,
 	s := &sequential{
 		unit: cmpOr(opt.Unit, defaultUnit(measure)), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(), initial: max(1, rules.InitialRounds),
-		iters: map[string]int{}, cpuInside: map[string]bool{},
+		iters: map[string]int{}, cpuInside: map[string]bool{}, fastest: map[string]float64{},
 	}
 	if s.maxRounds <= 0 {
 		s.maxRounds = defaultSeqMaxRounds
@@ -230,6 +236,20 @@ func (s *sequential) fixedIters(sized *benchfmt.Result) int {
 	return int(min(want, 1e12))
 }
 
+// resize sizes a cell's later repetitions by a faster run than any
+// before (deciding on sec/op): its count is then what fills the
+// repetition time at that speed.
+func (s *sequential) resize(key string, run *benchfmt.Result) {
+	v, ok := run.Value(UnitSec)
+	if s.unit == UnitCPU || s.repeat <= 0 || !ok || !(v > 0) || v >= s.fastest[key] {
+		return
+	}
+	s.fastest[key] = v
+	if n := s.fixedIters(run); n > 0 {
+		s.iters[key] = n
+	}
+}
+
 // efficiency adds up the time spent inside timed loops and the wall time
 // of the benchmark processes.
 type efficiency struct {
@@ -316,6 +336,9 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 		if len(out) == 1 {
 			if n := s.fixedIters(out[0]); n > 0 {
 				s.iters[key] = n
+				if v, ok := out[0].Value(UnitSec); ok && s.unit != UnitCPU {
+					s.fastest[key] = v
+				}
 			}
 			s.cpuInside[key] = cpuInside(out[0])
 		}
@@ -326,6 +349,7 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 	if !ok {
 		return out, nil
 	}
+	s.resize(key, one)
 	if baseline && one.Iters == fixed && base.CPU > 0 && !cpuInside(one) {
 		if v, ok := gotest.CPUPerOp(usage.CPU, fixed, base.CPU, baselineIters); ok {
 			one.Values = append(one.Values, benchfmt.Value{Value: v, Unit: UnitCPU})

@@ -306,3 +306,27 @@ func TestEfficiencyString(t *testing.T) {
 		}
 	}
 }
+
+// TestResize: deciding on sec/op, a cell's repetitions are re-sized by a
+// run faster than any before (a neighbour only slows a process, so the
+// fastest speed seen is the nearest to the cell's own), never by a slower
+// one; deciding on cpu-sec/op they are not re-sized.
+func TestResize(t *testing.T) {
+	run := func(secPerOp float64) *benchfmt.Result {
+		return &benchfmt.Result{Iters: 5000, Values: []benchfmt.Value{{Value: secPerOp, Unit: UnitSec}}}
+	}
+	s := &sequential{unit: UnitSec, repeat: repeatTime("100ms"), iters: map[string]int{"c": 5 * 10000}, fastest: map[string]float64{"c": 2e-6}}
+	s.resize("c", run(4e-6)) // slower: kept
+	if s.iters["c"] != 5*10000 || s.fastest["c"] != 2e-6 {
+		t.Errorf("after a slower run: iters %d, fastest %g; want 50000 and 2e-06 kept", s.iters["c"], s.fastest["c"])
+	}
+	s.resize("c", run(1e-6)) // faster: 20 ms per repetition at 1µs/op
+	if s.iters["c"] != 5*20000 || s.fastest["c"] != 1e-6 {
+		t.Errorf("after a faster run: iters %d, fastest %g; want 100000 and 1e-06", s.iters["c"], s.fastest["c"])
+	}
+	cpu := &sequential{unit: UnitCPU, repeat: repeatTime("100ms"), iters: map[string]int{"c": 777}, fastest: map[string]float64{}}
+	cpu.resize("c", run(1e-6))
+	if cpu.iters["c"] != 777 {
+		t.Errorf("deciding on cpu-sec/op: iters %d, want 777 kept", cpu.iters["c"])
+	}
+}

@@ -21,7 +21,9 @@ import (
 //
 // Every repetition of every cell lasts the same wall time, a fifth of the
 // mode's benchtime (repeatTime): the iteration count per repetition is
-// that time at the sizing run's speed (fixedIters). A busy spell of the
+// that time at the fastest speed the cell has shown (fixedIters, resize):
+// its sizing run, or a faster later process, since a neighbour only slows
+// a process. A busy spell of the
 // machine spoils a long repetition more often than a short one, so the
 // median of repetitions of unequal length is biased towards the slower
 // side for the longer ones (analysis.RepeatEstimate's documentation gives
