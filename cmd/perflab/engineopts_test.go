@@ -132,9 +132,10 @@ func TestSequentialSummaryInReport(t *testing.T) {
 // contradiction is judged with Holm across the claim's two checks, at
 // α/3/2 ≈ 0.0083 at the first look: finer than six rounds can reach
 // (1/64), and within reach of seven (1/128) at the second look's 2α/3/2.
-// Each open check gets at least one follow-up round: the allowance is at
-// least the planned rounds' time or 20 s, and one round of a check's two
-// cells costs a sixth of what those cells took in the planned rounds.
+// Each open check gets at least one follow-up round: one round of the
+// four cells costs a sixth of what they took in the planned rounds, and
+// the allowance is at least a fifth of the planned rounds' time and at
+// least the lesser of that time and 20 s.
 const twoLooks = `
 [[claim]]
 id = "T1"
