@@ -250,8 +250,10 @@ func truncate(s string, n int) string {
 }
 
 // Export writes the run as benchfmt text: the environment as file
-// configuration keys, unit metadata, then every result with its config. The
-// output is what benchstat reads; each perflab config becomes a benchstat
+// configuration keys, unit metadata, then every result of the run's
+// planned rounds with its config (follow-up rounds serve the claim checks
+// alone, findings.Sampling.Planned, so benchstat's medians are the
+// report's). The output is what benchstat reads; each perflab config becomes a benchstat
 // table through the "config" key. Results come in a stable order — the
 // spec's first config first, the baseline value of the spec's by key
 // first, then names in natural order and rounds in order — so benchstat's
@@ -297,9 +299,9 @@ func Export(w io.Writer, f *findings.Run) error {
 	return nil
 }
 
-// exportOrder sorts the results: config (the run's order), then the
-// baseline of the by key first and the other values in natural order,
-// then the name in natural order, then the round.
+// exportOrder sorts the results of the planned rounds: config (the run's
+// order), then the baseline of the by key first and the other values in
+// natural order, then the name in natural order, then the round.
 func exportOrder(f *findings.Run) []*benchfmt.Result {
 	type keyed struct {
 		r              *benchfmt.Result
@@ -307,8 +309,9 @@ func exportOrder(f *findings.Run) []*benchfmt.Result {
 		name           string
 		round, baseOff int
 	}
-	ks := make([]keyed, len(f.Results))
-	for i, r := range f.Results {
+	results := findings.SamplingOf(f.Run).Planned(f.Results)
+	ks := make([]keyed, len(results))
+	for i, r := range results {
 		name := benchname.Parse("Benchmark" + string(r.Name.Full()))
 		k := keyed{r: r, config: r.GetConfig("config"), name: name.Full}
 		k.round, _ = strconv.Atoi(r.GetConfig("round"))

@@ -539,9 +539,11 @@ var cmdExport = &command{
 	summary: "print a stored run as benchfmt text (what benchstat reads)",
 	usage:   "[RUN] [flags]",
 	help: `
-Export prints every sample of a run in the Go benchmark format, with the
-environment and each result's perflab config as configuration keys, so
-benchstat splits configs into tables.
+Export prints every sample of a run's planned rounds in the Go benchmark
+format, with the environment and each result's perflab config as
+configuration keys, so benchstat splits configs into tables. Follow-up
+rounds serve the claim checks alone, as in the report, so benchstat's
+medians are the report's.
 
 Example:
   perflab export latest | benchstat -`,

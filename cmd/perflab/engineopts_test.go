@@ -122,19 +122,39 @@ func TestSequentialSummaryInReport(t *testing.T) {
 	}
 }
 
-// undecidedFirst is a claim that the first look cannot decide, whatever
-// the noise, and the second look can: b costs more than a at n=4 and at
-// n=16, where b/a is about 0.7 and 0.27 (a costs 40·n steps, b 100+5·n).
-// Neither check can be reproduced, and a contradiction is judged with
-// Holm across the claim's two checks, at α/3/2 ≈ 0.0083 at the first
-// look: finer than six rounds can reach (1/64), and within reach of
-// seven (1/128) at the second look's 2α/3/2.
-const undecidedFirst = `
+// twoLooks replaces the tiny spec's claims with claims on steps/op, the
+// count its benchmark reports (b/a is 120/160 = 0.75 at n=4 and
+// 180/640 ≈ 0.28 at n=16 in every round, whatever the machine's load), so
+// the look that decides each check follows from the two-look rule alone.
+// T1 (b/a < 1 at n=16) has all six planned rounds beyond its threshold:
+// one-sided 1/64, within the first look's α/3 ≈ 0.0167. T3 says b costs
+// more than a at n=4 and at n=16: neither check can be reproduced, and a
+// contradiction is judged with Holm across the claim's two checks, at
+// α/3/2 ≈ 0.0083 at the first look: finer than six rounds can reach
+// (1/64), and within reach of seven (1/128) at the second look's 2α/3/2.
+// Each open check gets at least one follow-up round: one round of the
+// four cells costs a sixth of what they took in the planned rounds, and
+// the allowance is at least a fifth of the planned rounds' time and at
+// least the lesser of that time and 20 s.
+const twoLooks = `
 [[claim]]
-id = "T3"
-text = "b costs more than a at n=4 and n=16"
+id = "T1"
+text = "b does fewer steps than a at n=16"
 [[claim.check]]
 kind = "ratio"
+unit = "steps/op"
+where = "n=16,config=default"
+num = "variant=b"
+den = "variant=a"
+op = "<"
+value = 1
+
+[[claim]]
+id = "T3"
+text = "b does more steps than a at n=4 and n=16"
+[[claim.check]]
+kind = "ratio"
+unit = "steps/op"
 where = "n=4,config=default"
 num = "variant=b"
 den = "variant=a"
@@ -142,6 +162,7 @@ op = ">"
 value = 1
 [[claim.check]]
 kind = "ratio"
+unit = "steps/op"
 where = "n=16,config=default"
 num = "variant=b"
 den = "variant=a"
@@ -150,10 +171,10 @@ value = 1
 `
 
 // TestRunFollowUpRounds runs the tiny experiment with a claim the first
-// look cannot decide: after the 6 planned rounds its checks are open, so
-// their four cells (and only they) run follow-up rounds, and the analysis
-// judges T1 at the first look and T3 at the second while every other
-// table reads rounds 1–6.
+// look cannot decide (twoLooks): after the 6 planned rounds its checks are
+// open, so their four cells (and only they) run follow-up rounds, and the
+// analysis judges T1 at the first look and T3 at the second while every
+// other table reads rounds 1–6.
 func TestRunFollowUpRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs test binaries")
@@ -165,7 +186,11 @@ func TestRunFollowUpRounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		if f == "spec.toml" {
-			b = append(b, undecidedFirst...)
+			base, _, ok := strings.Cut(string(b), "\n[[claim]]")
+			if !ok {
+				t.Fatalf("the tiny spec has no claims to replace:\n%s", b)
+			}
+			b = []byte(base + twoLooks)
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
