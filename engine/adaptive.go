@@ -514,6 +514,9 @@ type status struct {
 // judge evaluates every counted check and compared ratio on the samples
 // stored so far, with anytime-valid intervals.
 func (r *rounds) judge(ctx context.Context) ([]status, error) {
+	if r.opt.Decide != nil {
+		return r.decide(ctx)
+	}
 	s := r.seq
 	results, err := r.opt.DB.Results(ctx, r.runID)
 	if err != nil {
@@ -538,6 +541,20 @@ func (r *rounds) judge(ctx context.Context) ([]status, error) {
 	}
 	out = append(out, s.comparisons(samples, r.plan.Cells)...)
 	return out, nil
+}
+
+// decide is the caller's judgement (Options.Decide) as one status that
+// reads every cell.
+func (r *rounds) decide(ctx context.Context) ([]status, error) {
+	done, line, err := r.opt.Decide(ctx, r.runID)
+	if err != nil {
+		return nil, err
+	}
+	st := status{label: "decision", decided: done, verdict: "decided", interval: line, more: -1, hw: math.Inf(1)}
+	for i := range r.plan.Cells {
+		st.cells = append(st.cells, i)
+	}
+	return []status{st}, nil
 }
 
 func claimIndex(cs []spec.Claim, id string) int {

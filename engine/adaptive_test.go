@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -257,5 +258,55 @@ func TestEfficiencyString(t *testing.T) {
 		if tc.e.timed >= tc.e.wall/100 && strings.Contains(got, "does not measure") {
 			t.Errorf("%+v: %q has the load-step note", tc.e, got)
 		}
+	}
+}
+
+// TestDecide runs the tiny spec sequentially under a caller's rule
+// (Options.Decide) that stops after round 10: the rule is asked after the
+// initial pass and after each later round, every cell runs in every
+// round, and the run stops exactly when the rule says so.
+func TestDecide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	db := openStore(t)
+	var progress bytes.Buffer
+	var asked []int
+	decide := func(ctx context.Context, runID int64) (bool, string, error) {
+		done, err := db.RoundsDone(ctx, runID)
+		if err != nil {
+			return false, "", err
+		}
+		asked = append(asked, len(done))
+		return len(done) >= 10, fmt.Sprintf("%d rounds stored", len(done)), nil
+	}
+	res, err := Run(context.Background(), Options{
+		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 1, NoiseRuns: 3, Progress: &progress, NoProfile: true, Sequential: true, Decide: decide,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if res.Status != "complete" || res.RoundsDone != 10 {
+		t.Fatalf("result = %+v, want a complete run of 10 rounds\n%s", res, progress.String())
+	}
+	if want := []int{8, 9, 10}; !slices.Equal(asked, want) {
+		t.Errorf("the rule was asked after rounds %v, want %v", asked, want)
+	}
+	results, err := db.Results(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perRound := map[string]int{}
+	for _, r := range results {
+		perRound[r.GetConfig("round")]++
+	}
+	for round := 1; round <= 10; round++ {
+		if n := perRound[strconv.Itoa(round)]; n != 12 {
+			t.Errorf("round %d stored %d results, want all 12 cells", round, n)
+		}
+	}
+	if !strings.Contains(progress.String(), "decision") || !strings.Contains(progress.String(), "10 rounds stored") {
+		t.Errorf("progress does not show the rule's line:\n%s", progress.String())
 	}
 }

@@ -76,6 +76,12 @@ type Options struct {
 	// the unit sequential sampling decides on: a compared ratio is decided
 	// only once its interval lies wholly on one side of each of them.
 	GateRatios []float64
+	// Decide, when set, judges a sequential run in place of its claims
+	// and compared ratios: after the initial pass and after every later
+	// round it reads the run's stored rounds and says whether sampling
+	// may stop, with a line for the progress output. Every cell runs in
+	// every round until it does (perflab bisect's step rule).
+	Decide func(ctx context.Context, runID int64) (done bool, line string, err error)
 }
 
 // Result says how a run ended.
