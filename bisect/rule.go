@@ -7,15 +7,17 @@ import "math"
 // Each step judges one interval: for the endpoints, the ratio BAD/GOOD of
 // the decided-on unit (or the geomean of several benchmarks' ratios); for
 // a midpoint M between the current ends L (like GOOD) and H (like BAD),
-// the contrast C = (M/L)/(H/M) = M²/(L·H), the per-round log-ratio
-// log M − ½(log L + log H) doubled. Its log is 2·log(M/√(L·H)): the
-// midpoint's distance on the log scale from the geometric middle of its
-// ends. With p = log(M/L)/log(H/L), M's position between L (0) and H (1)
-// on the log scale, log C = (2p − 1)·log(H/L): C lies above 1 exactly
-// when the midpoint is past halfway towards H (when H is above L), so
-// "the confidence sequence of C lies wholly above 1" is "M's position lies
-// wholly beyond ½". The contrast needs no estimate of H/L: L and H are
-// measured in the same rounds as M, and their own noise is part of C's.
+// the contrast C = (M/L)/(H/M) = M²/(L·H). Its log is 2·log(M/√(L·H)):
+// twice the midpoint's distance on the log scale from the geometric
+// middle of its ends. With p = log(M/L)/log(H/L), M's position between L
+// (0) and H (1) on the log scale, log C = (2p − 1)·log(H/L): C lies above
+// 1 exactly when the midpoint is past halfway towards H (when H is above
+// L), so "the confidence sequence of C lies wholly above 1" is "M's
+// position lies wholly beyond ½". The contrast needs no estimate of H/L:
+// L and H are measured in the same rounds as M, and their own noise is
+// part of C's. (The caller measures M twice a round, so the per-round
+// log-contrast log M₁ + log M₂ − log L − log H is symmetric about log C
+// under any noise that hits every cell alike.)
 //
 // Every interval is an anytime-valid confidence sequence (a step samples
 // rounds until it decides), two-sided at 1 − 2α_k, so each bound is a
