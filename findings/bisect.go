@@ -295,19 +295,22 @@ func LatestBisect(ctx context.Context, db *store.DB, prefix string) (string, err
 // Bisect is a finished (or stopped) bisect: the search's course with
 // every step computed from its rounds, the culprit and its effect.
 type Bisect struct {
-	ID        string
-	Package   string
-	Regex     string // -bench
-	Rule      BisectRule
-	Alpha     float64 // the search's error rate
-	Planned   int     // steps α is split across (bisect.Planned)
-	History   []revision.CommitInfo
-	Steps     []BisectStep // the measuring steps, in order
-	Skips     []BisectSkip
-	Stop      bisect.Stop
-	Lo, Hi    int   // the culprit is one of History[Lo+1…Hi]
-	Culprit   int   // index into History, -1 when not found
-	Remaining []int // the commits between Lo and Hi that were skipped
+	ID      string
+	Package string
+	Regex   string // -bench
+	Rule    BisectRule
+	Alpha   float64 // the search's error rate
+	Planned int     // steps α is split across (bisect.Planned)
+	// Share is each planned step's share of α (bisect.StepAlpha), and
+	// ShareConfidence the level of its two-sided intervals.
+	Share, ShareConfidence float64
+	History                []revision.CommitInfo
+	Steps                  []BisectStep // the measuring steps, in order
+	Skips                  []BisectSkip
+	Stop                   bisect.Stop
+	Lo, Hi                 int   // the culprit is one of History[Lo+1…Hi]
+	Culprit                int   // index into History, -1 when not found
+	Remaining              []int // the commits between Lo and Hi that were skipped
 	// Effect is the decided-on quantity's ratio Hi/Lo (the culprit over
 	// its parent when found) from the last step that measured both, at
 	// that step's confidence; EffectStep is that step's number (0: none).
@@ -319,6 +322,7 @@ type Bisect struct {
 // BisectSkip is a commit the search skipped, and why.
 type BisectSkip struct {
 	Commit int // index into History
+	Step   int // the number of the step it was the candidate of (the next measuring step has it)
 	Why    string
 }
 
@@ -333,12 +337,14 @@ type BisectEffect struct {
 func BisectOf(b Bisect, res bisect.Result, steps []BisectStep) *Bisect {
 	out := b
 	out.Alpha, out.Planned, out.Stop = res.Alpha, res.Planned, res.Stop
+	out.Share = bisect.StepAlpha(res.Alpha, res.Planned, 1)
+	out.ShareConfidence = bisect.Confidence(out.Share)
 	out.Lo, out.Hi, out.Culprit, out.Remaining = res.Lo, res.Hi, res.Culprit(), res.Skipped
 	out.Steps = steps
 	out.Skips = nil
 	for _, r := range res.Records {
 		if r.Verdict == bisect.Skip {
-			out.Skips = append(out.Skips, BisectSkip{Commit: r.Mid, Why: r.Why})
+			out.Skips = append(out.Skips, BisectSkip{Commit: r.Mid, Step: r.Number, Why: r.Why})
 		}
 	}
 	out.Effect = analysis.Ratio{Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: 1}
