@@ -15,6 +15,7 @@ import (
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/store"
 )
 
 func TestComparedPairs(t *testing.T) {
@@ -264,7 +265,8 @@ func TestEfficiencyString(t *testing.T) {
 // TestDecide runs the tiny spec sequentially under a caller's rule
 // (Options.Decide) that stops after round 10: the rule is asked after the
 // initial pass and after each later round, every cell runs in every
-// round, and the run stops exactly when the rule says so.
+// round, and the run stops exactly when the rule says so; the caller's
+// env keys (Options.Env) are stored with the run.
 func TestDecide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
@@ -283,6 +285,7 @@ func TestDecide(t *testing.T) {
 	res, err := Run(context.Background(), Options{
 		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
 		Seed: 1, NoiseRuns: 3, Progress: &progress, NoProfile: true, Sequential: true, Decide: decide,
+		Env: []store.KV{{Key: "part-of", Value: "a bisect"}},
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
@@ -305,6 +308,9 @@ func TestDecide(t *testing.T) {
 		if n := perRound[strconv.Itoa(round)]; n != 12 {
 			t.Errorf("round %d stored %d results, want all 12 cells", round, n)
 		}
+	}
+	if env, err := db.Env(context.Background(), res.RunID); err != nil || !slices.Contains(env, store.KV{Key: "part-of", Value: "a bisect"}) {
+		t.Errorf("the run's env lacks Options.Env's key (%v): %v", err, env)
 	}
 	if !strings.Contains(progress.String(), "decision") || !strings.Contains(progress.String(), "10 rounds stored") {
 		t.Errorf("progress does not show the rule's line:\n%s", progress.String())
