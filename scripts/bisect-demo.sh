@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bisect-demo.sh: perflab bisect on histories with a known answer.
+#
+# Usage:
+#   scripts/bisect-demo.sh planted [-n COMMITS] [-c CULPRIT] [-e PERCENT] [-N SECONDS] [-- BISECT FLAGS...]
+#       a generated repository (scripts/bisectdemo) of COMMITS commits (32)
+#       where commit CULPRIT (19) adds PERCENT (3) more work to the one
+#       benchmark and the others change comments, tests, docs or an
+#       unrelated function; -N runs noisy-neighbour for SECONDS (at most
+#       900) during the bisect. Exits 1 unless perflab names the culprit in
+#       at most 1 + ceil(log2 COMMITS) steps.
+#   scripts/bisect-demo.sh gjson CLONE [-g GOOD] [-b BAD] [-N SECONDS] [-- BISECT FLAGS...]
+#       tidwall/gjson's history in CLONE (a git clone) from GOOD (8d2c36f)
+#       to BAD (4a91ee1), 13 first-parent commits around 133f42c
+#       "Generally faster parsing", with scripts/bisect-gjson/testdata's
+#       benchmark file brought into every commit (--with). Exits 1 unless
+#       perflab names 133f42c.
+#
+# Everything is written under $WORK (default: a new temporary directory):
+# the repository, perflab's database, cache and runs, and bisect.md and
+# bisect.html. The wall time of the bisect is printed at the end.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-}
+shift || true
+work=${WORK:-$(mktemp -d /tmp/bisect-demo.XXXXXX)}
+mkdir -p "$work"
+noisy=0
+commits=32
+culprit=19
+extra=3
+good=8d2c36f
+bad=4a91ee1
+clone=""
+if [ "$mode" = gjson ]; then
+	clone=${1:?gjson needs the path of a clone of github.com/tidwall/gjson}
+	shift
+fi
+while getopts "n:c:e:g:b:N:h" opt; do
+	case $opt in
+	n) commits=$OPTARG ;;
+	c) culprit=$OPTARG ;;
+	e) extra=$OPTARG ;;
+	g) good=$OPTARG ;;
+	b) bad=$OPTARG ;;
+	N) noisy=$OPTARG ;;
+	*) sed -n '2,24p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+
+echo "building perflab into $work/perflab" >&2
+(cd "$root" && go build -o "$work/perflab" ./cmd/perflab)
+
+case $mode in
+planted)
+	repo=$work/repo
+	eval "$(cd "$root" && go run ./scripts/bisectdemo -dir "$repo" -commits "$commits" -culprit "$culprit" -extra "$extra")"
+	args=(bisect "$GOOD" "$BAD" . -C "$repo" -bench Work)
+	want=$CULPRIT
+	;;
+gjson)
+	repo=$(cd "$clone" && pwd)
+	cp "$root/scripts/bisect-gjson/testdata/bisect_get_test.go" "$work/bisect_get_test.go"
+	args=(bisect "$good" "$bad" . -C "$repo" -bench BisectGet --with "$work/bisect_get_test.go")
+	want=$(git -C "$repo" rev-parse 133f42c)
+	;;
+*)
+	sed -n '2,24p' "$0"
+	exit 2
+	;;
+esac
+
+args+=(--db "$work/perflab.db" --cache "$work/cache" --out "$work/runs" --markdown "$work/bisect.md" --html "$work/bisect.html" "$@")
+nn=""
+if [ "$noisy" != 0 ]; then
+	/work/shared/tools/noisy-neighbour "$noisy" &
+	nn=$!
+	trap '[ -n "$nn" ] && kill "$nn" 2>/dev/null || true' EXIT
+fi
+echo "+ perflab ${args[*]}" >&2
+start=$(date +%s.%N)
+set +e
+"$work/perflab" "${args[@]}" >"$work/out.txt" 2>"$work/err.txt"
+code=$?
+set -e
+end=$(date +%s.%N)
+cat "$work/out.txt"
+steps=$(grep -c '^perflab bisect: step [0-9]*:' "$work/err.txt" || true)
+printf 'exit status %d; %d measuring steps; wall time %.0f s; load average now %s; files in %s\n' \
+	"$code" "$steps" "$(echo "$end - $start" | bc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$work"
+if ! grep -q "^Culprit: ${want:0:12}" "$work/out.txt"; then
+	echo "FAIL: perflab did not name ${want:0:12}" >&2
+	exit 1
+fi
+if [ "$mode" = planted ]; then
+	limit=1
+	for ((c = commits; c > 1; c = (c + 1) / 2)); do limit=$((limit + 1)); done
+	if [ "$steps" -gt "$limit" ]; then
+		echo "FAIL: $steps steps, more than the $limit a search of $commits commits needs" >&2
+		exit 1
+	fi
+fi
+echo "OK: perflab named ${want:0:12}"
