@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -181,5 +183,72 @@ func TestBisectNothingToBisect(t *testing.T) {
 		"--min-effect", "50%", "--db", filepath.Join(tmp, "p.db"), "--cache", filepath.Join(tmp, "cache"), "--out", filepath.Join(tmp, "runs"))
 	if code != 2 || !strings.Contains(out, "othing to bisect") || !strings.Contains(stderr, "nothing to bisect") || strings.Contains(stderr, "step 2") {
 		t.Errorf("exit %d; want 2 and nothing to bisect after the endpoints\n%s\n%s", code, out, stderr)
+	}
+}
+
+// TestBisectInterruptAndResume stops a bisect with SIGINT while its
+// midpoint step is measuring: it says how to continue, the step's run is
+// stored as interrupted with its rounds, and --resume reads the endpoints
+// from the store, pools the interrupted run's rounds with a new run of
+// the same step and names the culprit.
+func TestBisectInterruptAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds perflab and runs test binaries")
+	}
+	bin := buildPerflab(t)
+	repo, hashes := bisectRepo(t, []int{1000, 1000, 4000}, []string{"first", "comment", "work: 4000 steps"})
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "perflab.db")
+	args := []string{"bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40",
+		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
+	cmd := exec.Command(bin, args...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	sc := bufio.NewScanner(pipe)
+	stepOne := false
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+		stepOne = stepOne || strings.Contains(sc.Text(), "perflab bisect: step 1:")
+		if stepOne && strings.Contains(sc.Text(), "round 2/8 stored") {
+			cmd.Process.Signal(os.Interrupt)
+			break
+		}
+	}
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(all.String(), "interrupted after 1 steps") || !strings.Contains(all.String(), "--resume") {
+		t.Fatalf("after SIGINT: exit %d; want 1 and how to continue:\n%s", code, all.String())
+	}
+	d, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	runs, err := d.Runs(ctx)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs stored (%v), want the endpoints' and the interrupted step's", len(runs), err)
+	}
+	env, _ := d.Env(ctx, runs[0].ID)
+	stored, err := findings.BisectRuns(ctx, d, envValue(env, findings.BisectKey))
+	if err != nil || len(stored) != 2 || stored[1].Mid != hashes[1] || stored[1].Status != "interrupted" || stored[1].RoundsStored < 2 {
+		t.Fatalf("the bisect's runs after SIGINT: %+v (%v); want the midpoint's run interrupted with its rounds", stored, err)
+	}
+	d.Close()
+
+	out, stderr, code := perflab(t, append(args, "--resume")...)
+	if code != 0 || !strings.Contains(out, "Culprit: "+hashes[2][:12]) {
+		t.Fatalf("--resume exited %d:\n%s\n%s", code, out, stderr)
+	}
+	pooled := fmt.Sprintf("%d, %d", stored[1].ID, stored[1].ID+1)
+	if !strings.Contains(out, pooled) || strings.Count(stderr, "perflab: run ") != 1 {
+		t.Errorf("--resume did not measure the interrupted step once more, pooling runs %s:\n%s\n%s", pooled, out, stderr)
 	}
 }
