@@ -29,7 +29,9 @@ import (
 // difference of two sums of two samples each: symmetric about the true
 // contrast whatever the shape of the noise (one-sided bursts, skew), as
 // long as it hits every cell alike in distribution. Its median is then
-// the contrast itself, and so is its mean.
+// the contrast itself, and so is its mean. A step deciding on
+// instructions/op runs the midpoint once: counts carry no one-sided
+// noise, and valgrind's time is most of a round's.
 const (
 	BisectGood     = "good"      // the current end like GOOD (lo)
 	BisectMid      = "mid"       // the midpoint
@@ -148,11 +150,16 @@ func stepOf(s bisect.Step, benches []roleMaps, rule BisectRule) BisectStep {
 // contrastMaps are, per round where all four cells were measured,
 // MID·MID' and GOOD·BAD: their paired ratio is the contrast
 // (MID/GOOD)/(BAD/MID'), as analysis.Options.Contrast forms it, in a
-// shape Geomean pools across benchmarks.
+// shape Geomean pools across benchmarks. A step that ran the midpoint
+// once uses its one value twice.
 func contrastMaps(b roleMaps) (num, den map[int]float64) {
 	num, den = map[int]float64{}, map[int]float64{}
+	again := b.again
+	if again == nil {
+		again = b.mid
+	}
 	for r, m := range b.mid {
-		m2, ok0 := b.again[r]
+		m2, ok0 := again[r]
 		g, ok1 := b.good[r]
 		h, ok2 := b.bad[r]
 		if ok0 && ok1 && ok2 {

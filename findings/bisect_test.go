@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,6 +55,7 @@ func TestBisectStepOf(t *testing.T) {
 		want    bisect.Verdict
 		pos     float64 // midpoint position, NaN for none
 		benches int
+		once    bool // the midpoint ran once a round (instructions/op)
 	}{
 		{name: "endpoints differ", kind: bisect.Endpoints, rounds: 10, rule: BisectRule{MinEffect: 0.02},
 			levels: map[string]map[string]float64{"Get": {BisectGood: 100, BisectBad: 110}, "Set": {BisectGood: 50, BisectBad: 55}}, want: bisect.Differ, benches: 2},
@@ -71,6 +73,8 @@ func TestBisectStepOf(t *testing.T) {
 			levels: map[string]map[string]float64{"Get": {BisectGood: 100, BisectMid: 110, BisectBad: 121}}, want: bisect.Undecided, pos: 0.5, benches: 1},
 		{name: "geomean: one benchmark changed", kind: bisect.Midpoint, rounds: 10, rule: BisectRule{Up: true},
 			levels: map[string]map[string]float64{"Get": {BisectGood: 100, BisectMid: 120, BisectBad: 120}, "Set": {BisectGood: 50, BisectMid: 50, BisectBad: 50}}, want: bisect.LikeBad, pos: 1, benches: 2},
+		{name: "midpoint measured once", kind: bisect.Midpoint, rounds: 10, rule: BisectRule{Up: true}, once: true,
+			levels: map[string]map[string]float64{"Get": {BisectGood: 100, BisectMid: 110, BisectBad: 110}}, want: bisect.LikeBad, pos: 1, benches: 1},
 		{name: "decided on the unchanged benchmark", kind: bisect.Midpoint, rounds: 10, rule: BisectRule{Up: true, Bench: "BenchmarkSet"},
 			levels: map[string]map[string]float64{"Get": {BisectGood: 100, BisectMid: 120, BisectBad: 120}, "Set": {BisectGood: 50, BisectMid: 50, BisectBad: 50}}, want: bisect.Undecided, benches: 2},
 	}
@@ -81,7 +85,11 @@ func TestBisectStepOf(t *testing.T) {
 			if tc.kind == bisect.Endpoints {
 				s.Mid = -1
 			}
-			st := BisectStepOf(s, []int64{7}, [][]*benchfmt.Result{results(stepText(1, tc.rounds, tc.levels, wobble))}, tc.rule)
+			rs := results(stepText(1, tc.rounds, tc.levels, wobble))
+			if tc.once {
+				rs = slices.DeleteFunc(rs, func(r *benchfmt.Result) bool { return r.GetConfig("config") == BisectMidAgain })
+			}
+			st := BisectStepOf(s, []int64{7}, [][]*benchfmt.Result{rs}, tc.rule)
 			if st.Verdict != tc.want || len(st.Benches) != tc.benches || st.Confidence != 0.98 {
 				t.Fatalf("verdict %q with %d benchmarks at %v (decisive %+v); want %q with %d at 0.98", st.Verdict, len(st.Benches), st.Confidence, st.Decisive, tc.want, tc.benches)
 			}

@@ -260,7 +260,7 @@ func bisectRule(b *findings.Bisect) Section {
 	}
 	text := fmt.Sprintf("Every interval is an anytime-valid confidence sequence of %s in %s (the paired estimate of every perflab comparison; docs/sequential.md), valid however often a step looked at its rounds. "+
 		"The endpoints differ when BAD/GOOD lies wholly outside [1/(1+%s), 1+%s] and are the same when it lies wholly inside. "+
-		"A midpoint M between lo and hi runs twice in every round, and its contrast (M/lo)·(M/hi) decides: \"like BAD\" when the contrast lies wholly on BAD's side of 1 (M past halfway between lo and hi on the log scale), \"like GOOD\" when wholly on GOOD's side; otherwise it is undecided and the search stops with the range it could not separate. "+
+		"A midpoint M between lo and hi runs twice in every round (once when deciding on instructions/op, whose counts carry no one-sided noise), and its contrast (M/lo)·(M/hi) decides: \"like BAD\" when the contrast lies wholly on BAD's side of 1 (M past halfway between lo and hi on the log scale), \"like GOOD\" when wholly on GOOD's side; otherwise it is undecided and the search stops with the range it could not separate. "+
 		"α = %g is split across the at most %d steps a search of %d commits needs (1 + ⌈log₂ %d⌉): each gets α/%d = %.4g, and a step that skipped commits make necessary gets half the previous extra share, so all steps together err with probability at most α. "+
 		"A step's interval is two-sided at 1 − 2·α_k (%s for the planned steps), so each bound is one-sided at 1 − α_k. "+
 		"Commits that do not build or lack the benchmark are skipped, as git bisect skip does, and cost no share of α.",

@@ -527,6 +527,12 @@ func (b *bisectRun) run(ctx context.Context, s bisect.Step, earlier []int64, bud
 		mid = m.Commit
 		configs = []discover.Config{{Name: findings.BisectGood}, {Name: findings.BisectMid}, {Name: findings.BisectMidAgain}, {Name: findings.BisectBad}}
 		sources[findings.BisectMid], sources[findings.BisectMidAgain] = m.ModDir, m.ModDir
+		if b.rule.Unit == engine.UnitInstructions {
+			// Counts carry no one-sided noise: the midpoint runs once
+			// (findings.BisectMidAgain).
+			configs = slices.Delete(configs, 2, 3)
+			delete(sources, findings.BisectMidAgain)
+		}
 		title = fmt.Sprintf("bisect step %d: %s between %s and %s", s.Number, m.Label(), lo.Short(), hi.Short())
 	}
 	var names []string
