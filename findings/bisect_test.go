@@ -237,11 +237,7 @@ func TestBisectSearchUnderNoise(t *testing.T) {
 		n     = 16
 		alpha = 0.05
 	)
-	searches := 200
-	if testing.Short() {
-		searches = 60
-	}
-	se := math.Sqrt(alpha * (1 - alpha) / float64(searches))
+	searches, se := trials(200, 60, alpha)
 	for i, nm := range bisectNoise {
 		t.Run(nm.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i)+1, 99))
@@ -304,11 +300,7 @@ func TestBisectSearchUnderNoise(t *testing.T) {
 // truth where an error is likeliest.
 func TestBisectStepAtHalfway(t *testing.T) {
 	const alphaK = 0.01
-	steps := 400
-	if testing.Short() {
-		steps = 100
-	}
-	se := math.Sqrt(alphaK * (1 - alphaK) / float64(steps))
+	steps, se := trials(400, 100, alphaK)
 	for i, nm := range bisectNoise {
 		t.Run(nm.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i)+7, 3))
@@ -329,4 +321,14 @@ func TestBisectStepAtHalfway(t *testing.T) {
 			}
 		})
 	}
+}
+
+// trials is how many simulated trials a test runs (fewer with -short)
+// and the standard error of a rate near p over that many.
+func trials(full, short int, p float64) (int, float64) {
+	n := full
+	if testing.Short() {
+		n = short
+	}
+	return n, math.Sqrt(p * (1 - p) / float64(n))
 }

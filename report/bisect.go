@@ -63,7 +63,7 @@ func BisectStepLine(st findings.BisectStep) string {
 	if st.Kind == bisect.Midpoint {
 		what = "contrast"
 	}
-	line := fmt.Sprintf("step %d: %s %s", st.Number, what, fmtBisectRatio(d))
+	line := fmt.Sprintf("step %d: %s %s", st.Number, what, fmtPlainRatio(d))
 	if st.Kind == bisect.Midpoint && !math.IsNaN(st.Position) {
 		line += fmt.Sprintf(", position %.2f", st.Position)
 	}
@@ -207,7 +207,7 @@ func bisectCommits(b *findings.Bisect) *Section {
 		t.Rows = append(t.Rows, Row{Class: class, Cells: []Cell{
 			cell(strconv.Itoa(st.Number)), {Text: Code(commit)}, cell(subject), cell(date),
 			{Text: Plain(string(st.Verdict)), Class: "verdict " + class},
-			cell(fmtBisectRatio(st.Decisive) + " " + fmtConf(st.Confidence)), cell(pos), cell(vsLo),
+			cell(fmtPlainRatio(st.Decisive) + " " + fmtConf(st.Confidence)), cell(pos), cell(vsLo),
 			cell(strconv.Itoa(st.Rounds)), cell(joinIDs(st.Runs)),
 		}})
 	}
@@ -241,7 +241,7 @@ func bisectBenches(b *findings.Bisect) *Section {
 		b.Rule.Unit, b.History[b.Hi].Short(), b.History[b.Lo].Short(), b.EffectStep, fmtLevel(b, b.EffectStep))))
 	t := &Table{Head: []string{"benchmark", "change [interval]", "ratio"}}
 	for _, o := range b.Others {
-		row := Row{Cells: []Cell{cell(o.Name), cell(fmtChange(o.Ratio)), cell(fmtBisectRatio(o.Ratio))}}
+		row := Row{Cells: []Cell{cell(o.Name), cell(fmtChange(o.Ratio)), cell(fmtPlainRatio(o.Ratio))}}
 		if o.Name == b.Rule.Bench {
 			row.Cells[0].Strong = true
 		}
@@ -297,17 +297,6 @@ func fmtChange(r analysis.Ratio) string {
 		return fmt.Sprintf("%s [no interval, %d rounds]", sign(r.Ratio), r.N)
 	}
 	return fmt.Sprintf("%s [%s, %s]", sign(r.Ratio), sign(r.Lo), sign(r.Hi))
-}
-
-// fmtBisectRatio formats a ratio with four significant digits: "1.031 [1.021, 1.041]".
-func fmtBisectRatio(r analysis.Ratio) string {
-	switch {
-	case r.N == 0 || math.IsNaN(r.Ratio):
-		return "—"
-	case !r.HasInterval():
-		return fmt.Sprintf("%.4g [no interval, %d rounds]", r.Ratio, r.N)
-	}
-	return fmt.Sprintf("%.4g [%.4g, %.4g]", r.Ratio, r.Lo, r.Hi)
 }
 
 func fmtDate(c revision.CommitInfo) string {

@@ -209,39 +209,11 @@ func TestSameSectionModel(t *testing.T) {
 	if err := report.HTML(&page, in, report.HTMLOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	text := html.UnescapeString(tagRE.ReplaceAllString(page.String(), " "))
-	text = strings.Join(strings.Fields(text), " ")
 	headings := regexp.MustCompile(`(?m)^## (.*)$`).FindAllStringSubmatch(md.String(), -1)
 	if len(headings) < 6 {
 		t.Fatalf("only %d Markdown sections:\n%s", len(headings), md.String())
 	}
-	for _, h := range headings {
-		if !strings.Contains(page.String(), "<h2>"+html.EscapeString(h[1])+"</h2>") {
-			t.Errorf("Markdown section %q is not an HTML section", h[1])
-		}
-	}
-	cells, rest := 0, text
-	for _, line := range strings.Split(md.String(), "\n") {
-		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "|---") {
-			continue
-		}
-		line = strings.ReplaceAll(line, `\|`, "\x00")
-		for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
-			c = strings.TrimSpace(strings.ReplaceAll(c, "\x00", "|"))
-			c = strings.Trim(c, "*")
-			c = strings.ReplaceAll(c, "`", "")
-			c = strings.Join(strings.Fields(c), " ")
-			if c == "" {
-				continue
-			}
-			cells++
-			i := strings.Index(rest, c)
-			if i < 0 {
-				t.Fatalf("Markdown cell %q is not in the HTML page after the cells before it", c)
-			}
-			rest = rest[i+len(c):]
-		}
-	}
+	cells := sameSections(t, md.String(), page.String())
 	if cells < 100 {
 		t.Errorf("only %d Markdown cells compared", cells)
 	}

@@ -10,7 +10,8 @@
 #       900) during the bisect. Exits 1 unless perflab names the culprit in
 #       at most 1 + ceil(log2 COMMITS) steps.
 #   scripts/bisect-demo.sh gjson CLONE [-g GOOD] [-b BAD] [-N SECONDS] [-- BISECT FLAGS...]
-#       tidwall/gjson's history in CLONE (a git clone) from GOOD (8d2c36f)
+#       tidwall/gjson's history in CLONE (a git clone with a work tree:
+#       git clone https://github.com/tidwall/gjson) from GOOD (8d2c36f)
 #       to BAD (4a91ee1), 13 first-parent commits around 133f42c
 #       "Generally faster parsing", with scripts/bisect-gjson/testdata's
 #       benchmark file brought into every commit (--with). Exits 1 unless
@@ -45,7 +46,7 @@ while getopts "n:c:e:g:b:N:h" opt; do
 	g) good=$OPTARG ;;
 	b) bad=$OPTARG ;;
 	N) noisy=$OPTARG ;;
-	*) sed -n '2,24p' "$0"; exit 2 ;;
+	*) sed -n '2,25p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -68,7 +69,7 @@ gjson)
 	want=$(git -C "$repo" rev-parse 133f42c)
 	;;
 *)
-	sed -n '2,24p' "$0"
+	sed -n '2,25p' "$0"
 	exit 2
 	;;
 esac
@@ -88,6 +89,9 @@ code=$?
 set -e
 end=$(date +%s.%N)
 cat "$work/out.txt"
+if [ "$code" -ne 0 ]; then
+	tail -n 20 "$work/err.txt" >&2
+fi
 steps=$(grep -c '^perflab bisect: step [0-9]*:' "$work/err.txt" || true)
 printf 'exit status %d; %d measuring steps; wall time %.0f s; load average now %s; files in %s\n' \
 	"$code" "$steps" "$(echo "$end - $start" | bc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$work"

@@ -223,18 +223,26 @@ func splitABArgs(pos []string) (old, new, pkg string, err error) {
 	if len(rest) > 0 && !isPackagePattern(rest[0]) {
 		new, rest = rest[0], rest[1:]
 	}
+	pkg, err = onePackage("ab", "OLD and NEW", rest)
+	return old, new, pkg, err
+}
+
+// onePackage is the package argument of a command that builds one
+// package's test binary (cmd, after the revisions named by revs): "."
+// when rest is empty.
+func onePackage(cmd, revs string, rest []string) (string, error) {
+	pkg := "."
 	switch len(rest) {
 	case 0:
-		pkg = "."
 	case 1:
 		pkg = rest[0]
 	default:
-		return "", "", "", fmt.Errorf("want one package after OLD and NEW, got %q; run ab once per package", rest)
+		return "", fmt.Errorf("want one package after %s, got %q; run %s once per package", revs, rest, cmd)
 	}
 	if strings.Contains(pkg, "...") {
-		return "", "", "", fmt.Errorf("package %q: ab builds one package's test binary; name one package, not a pattern", pkg)
+		return "", fmt.Errorf("package %q: %s builds one package's test binary; name one package, not a pattern", pkg, cmd)
 	}
-	return old, new, pkg, nil
+	return pkg, nil
 }
 
 func isPackagePattern(s string) bool {

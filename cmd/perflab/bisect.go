@@ -160,7 +160,7 @@ func init() {
 			return err
 		}
 		b.planned = bisect.Planned(len(history) - 1)
-		fmt.Fprintf(stderr, "perflab bisect: %d commits after GOOD %s up to BAD %s; at most %d steps, α = %g (%g a step); bisect %s\n",
+		fmt.Fprintf(stderr, "perflab bisect: %d commits after GOOD %s up to BAD %s; at most %d steps, α = %g (%.3g a step); bisect %s\n",
 			len(history)-1, history[0].Short(), history[len(history)-1].Short(), b.planned, f.alpha, bisect.StepAlpha(f.alpha, b.planned, 1), b.id)
 		res, serr := bisect.Search(ctx, len(history)-1, f.alpha, b)
 		view := findings.BisectOf(findings.Bisect{ID: b.id, Package: pkg, Regex: f.regex, Rule: b.rule, History: history}, res, b.steps)
@@ -193,18 +193,8 @@ func splitBisectArgs(pos []string) (good, bad, pkg string, err error) {
 	if len(pos) < 2 || isPackagePattern(pos[0]) || isPackagePattern(pos[1]) {
 		return "", "", "", errors.New(`want GOOD and BAD (git revisions, GOOD older), then the package: e.g. "perflab bisect v1.2.0 main ./codec -bench Encode"`)
 	}
-	switch len(pos) {
-	case 2:
-		pkg = "."
-	case 3:
-		pkg = pos[2]
-	default:
-		return "", "", "", fmt.Errorf("want one package after GOOD and BAD, got %q", pos[2:])
-	}
-	if strings.Contains(pkg, "...") {
-		return "", "", "", fmt.Errorf("package %q: bisect builds one package's test binary; name one package, not a pattern", pkg)
-	}
-	return pos[0], pos[1], pkg, nil
+	pkg, err = onePackage("bisect", "GOOD and BAD", pos[2:])
+	return pos[0], pos[1], pkg, err
 }
 
 // check validates the flags.

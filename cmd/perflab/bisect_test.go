@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,21 +19,7 @@ func bisectRepo(t *testing.T, steps []int, subjects []string) (string, []string)
 	t.Helper()
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
-	writeIn(t, dir, map[string]string{
-		"go.mod":  "module example.com/work\n\ngo 1.22\n",
-		"work.go": fmt.Sprintf(workGo, steps[0]),
-		"work_test.go": `package work
-
-import "testing"
-
-var sink uint64
-
-func BenchmarkWork(b *testing.B) {
-	for range b.N {
-		sink = Work(N)
-	}
-}
-`})
+	writeIn(t, dir, map[string]string{"go.mod": workMod, "work.go": fmt.Sprintf(workGo, steps[0]), "work_test.go": workTestGo})
 	var hashes []string
 	for i, n := range steps {
 		text := fmt.Sprintf(workGo, n) + fmt.Sprintf("\n// Revision %d.\n", i)
@@ -201,29 +185,11 @@ func TestBisectInterruptAndResume(t *testing.T) {
 	db := filepath.Join(tmp, "perflab.db")
 	args := []string{"bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40",
 		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
-	cmd := exec.Command(bin, args...)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var all strings.Builder
-	sc := bufio.NewScanner(pipe)
-	stepOne := false
-	for sc.Scan() {
-		all.WriteString(sc.Text() + "\n")
-		stepOne = stepOne || strings.Contains(sc.Text(), "perflab bisect: step 1:")
-		if stepOne && strings.Contains(sc.Text(), "round 2/8 stored") {
-			cmd.Process.Signal(os.Interrupt)
-			break
-		}
-	}
-	for sc.Scan() {
-		all.WriteString(sc.Text() + "\n")
-	}
+	// A round of the midpoint step stores 4 results (the endpoints' 2).
+	cmd, all, done := startUntil(t, bin, "round 2/8 stored: 4 results", args...)
+	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
+	<-done
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(all.String(), "interrupted after 1 steps") || !strings.Contains(all.String(), "--resume") {
 		t.Fatalf("after SIGINT: exit %d; want 1 and how to continue:\n%s", code, all.String())
 	}

@@ -43,16 +43,15 @@ package demo
 // Steps is how much work one call of Work does.%s
 const Steps = %d
 
-// Work runs Steps steps of a xorshift generator, a chain of dependent
-// operations the compiler cannot remove.
+// Work hashes the numbers 0…Steps-1 with FNV-1a, a chain of dependent
+// multiplications the compiler cannot remove.
 func Work() uint64 {
-	x := uint64(88172645463325252)
+	h := uint64(14695981039346656037)
 	for i := 0; i < Steps; i++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
+		h ^= uint64(i)
+		h *= 1099511628211
 	}
-	return x
+	return h
 }
 `
 
