@@ -6,9 +6,10 @@
 #       a generated repository (scripts/bisectdemo) of COMMITS commits (32)
 #       where commit CULPRIT (19) adds PERCENT (3) more work to the one
 #       benchmark and the others change comments, tests, docs or an
-#       unrelated function; -N runs noisy-neighbour for SECONDS (at most
-#       900) during the bisect. Exits 1 unless perflab names the culprit in
-#       at most 1 + ceil(log2 COMMITS) steps.
+#       unrelated function; -N runs noisy-neighbour during the whole bisect
+#       (SECONDS, at most 900, at a time, started again until the bisect
+#       ends). Exits 1 unless perflab names the culprit in at most
+#       1 + ceil(log2 COMMITS) steps.
 #   scripts/bisect-demo.sh gjson CLONE [-g GOOD] [-b BAD] [-N SECONDS] [-- BISECT FLAGS...]
 #       tidwall/gjson's history in CLONE (a git clone with a work tree:
 #       git clone https://github.com/tidwall/gjson) from GOOD (8d2c36f)
@@ -22,9 +23,15 @@
 # bisect.html. The wall time of the bisect is printed at the end.
 set -euo pipefail
 
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-}
 shift || true
+case $mode in
+planted | gjson) ;;
+*) usage; exit 2 ;;
+esac
 work=${WORK:-$(mktemp -d /tmp/bisect-demo.XXXXXX)}
 mkdir -p "$work"
 noisy=0
@@ -46,7 +53,7 @@ while getopts "n:c:e:g:b:N:h" opt; do
 	g) good=$OPTARG ;;
 	b) bad=$OPTARG ;;
 	N) noisy=$OPTARG ;;
-	*) sed -n '2,25p' "$0"; exit 2 ;;
+	*) usage; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -68,18 +75,22 @@ gjson)
 	args=(bisect "$good" "$bad" . -C "$repo" -bench BisectGet --with "$work/bisect_get_test.go")
 	want=$(git -C "$repo" rev-parse 133f42c)
 	;;
-*)
-	sed -n '2,25p' "$0"
-	exit 2
-	;;
 esac
 
 args+=(--db "$work/perflab.db" --cache "$work/cache" --out "$work/runs" --markdown "$work/bisect.md" --html "$work/bisect.html" "$@")
 nn=""
 if [ "$noisy" != 0 ]; then
-	/work/shared/tools/noisy-neighbour "$noisy" &
+	# noisy-neighbour runs at most 900 s at a time: start it again until
+	# the bisect ends (each time with the next seed).
+	(
+		seed=1
+		while :; do
+			/work/shared/tools/noisy-neighbour "$noisy" "$seed"
+			seed=$((seed + 1))
+		done
+	) &
 	nn=$!
-	trap '[ -n "$nn" ] && kill "$nn" 2>/dev/null || true' EXIT
+	trap 'if [ -n "$nn" ]; then pkill -TERM -P "$nn"; kill "$nn"; fi 2>/dev/null || true' EXIT
 fi
 echo "+ perflab ${args[*]}" >&2
 start=$(date +%s.%N)
