@@ -18,6 +18,7 @@
 #       benchmark file brought into every commit (--with). Exits 1 unless
 #       perflab names 133f42c.
 #
+# PERFLAB_ROOT is the perflab checkout (default: the one holding this script).
 # Everything is written under $WORK (default: a new temporary directory):
 # the repository, perflab's database, cache and runs, and bisect.md and
 # bisect.html. The wall time of the bisect is printed at the end.
@@ -25,7 +26,7 @@ set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=${PERFLAB_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 mode=${1:-}
 shift || true
 case $mode in
