@@ -134,8 +134,11 @@ func bisectResult(b *findings.Bisect) Section {
 		t := &Table{Head: []string{"commit", "subject", "author date", "state"}}
 		for i := b.Lo + 1; i <= b.Hi; i++ {
 			state := "not tested"
-			if i == b.Hi {
+			switch {
+			case i == b.Hi:
 				state = "like BAD"
+			case b.Stop == bisect.StepUndecided && i == b.Steps[len(b.Steps)-1].Mid:
+				state = fmt.Sprintf("undecided (step %d)", lastStep(b))
 			}
 			for _, sk := range b.Skips {
 				if sk.Commit == i {

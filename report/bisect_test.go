@@ -72,7 +72,7 @@ func TestBisectReport(t *testing.T) {
 			"How it was decided", "α = 0.05 is split across the at most 4 steps", "α/5 = 0.01"}},
 		{bisect.NothingToBisect, []string{"Nothing to bisect: GOOD and BAD do not differ by more than 2% (BAD/GOOD sec/op +0.20% [-0.80%, +1.20%], 98% anytime-valid).", "same"}},
 		{bisect.StepUndecided, []string{"Not narrowed to one commit: step 3 could not tell", "The culprit is one of the 5 commits after a3eeeeeeeeee up to a8eeeeeeeeee",
-			"a4eeeeeeeeee  change 4", "skipped: does not build", "a5eeeeeeeeee  change 5", "not tested", "a8eeeeeeeeee  change 8", "like BAD",
+			"a4eeeeeeeeee  change 4", "skipped: does not build", "a5eeeeeeeeee  change 5", "undecided (step 3)", "a6eeeeeeeeee change 6", "not tested", "a8eeeeeeeeee  change 8", "like BAD",
 			"2  a4eeeeeeeeee", "skipped: does not build", "2  a3eeeeeeeeee", "3  a5eeeeeeeeee", "undecided", "Every benchmark across the range left"}},
 		{bisect.OnlySkipped, []string{"every commit left between the ends was skipped", "The culprit is one of the 2 commits after a3eeeeeeeeee up to a5eeeeeeeeee", "skipped: does not build"}},
 	}

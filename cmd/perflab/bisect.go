@@ -283,7 +283,7 @@ func (b *bisectRun) identify(ctx context.Context) error {
 	}
 	prefix := hex.EncodeToString(h.Sum(nil))[:12]
 	if !b.f.resumeSearch {
-		b.id = prefix + "." + time.Now().UTC().Format("20060102T150405")
+		b.id = prefix + "." + time.Now().UTC().Format("20060102T150405.000000")
 		return nil
 	}
 	id, err := findings.LatestBisect(ctx, b.db, prefix+".")
