@@ -10,6 +10,10 @@
 #       (SECONDS, at most 900, at a time, started again until the bisect
 #       ends). Exits 1 unless perflab names the culprit in at most
 #       1 + ceil(log2 COMMITS) steps.
+#   scripts/bisect-demo.sh unchanged [-n COMMITS] [-c CULPRIT] [-N SECONDS] [-- BISECT FLAGS...]
+#       the same repository, bisected from GOOD to the culprit's parent,
+#       where nothing changes the benchmark: exits 1 unless perflab says
+#       "nothing to bisect" with exit status 2.
 #   scripts/bisect-demo.sh gjson CLONE [-g GOOD] [-b BAD] [-N SECONDS] [-- BISECT FLAGS...]
 #       tidwall/gjson's history in CLONE (a git clone with a work tree:
 #       git clone https://github.com/tidwall/gjson) from GOOD (8d2c36f)
@@ -30,7 +34,7 @@ root=${PERFLAB_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 mode=${1:-}
 shift || true
 case $mode in
-planted | gjson) ;;
+planted | unchanged | gjson) ;;
 *) usage; exit 2 ;;
 esac
 work=${WORK:-$(mktemp -d /tmp/bisect-demo.XXXXXX)}
@@ -64,11 +68,14 @@ echo "building perflab into $work/perflab" >&2
 (cd "$root" && go build -o "$work/perflab" ./cmd/perflab)
 
 case $mode in
-planted)
+planted | unchanged)
 	repo=$work/repo
 	eval "$(cd "$root" && go run ./scripts/bisectdemo -dir "$repo" -commits "$commits" -culprit "$culprit" -extra "$extra")"
 	args=(bisect "$GOOD" "$BAD" . -C "$repo" -bench Work)
 	want=$CULPRIT
+	if [ "$mode" = unchanged ]; then
+		args=(bisect "$GOOD" "$CULPRIT~1" . -C "$repo" -bench Work)
+	fi
 	;;
 gjson)
 	repo=$(cd "$clone" && pwd)
@@ -107,6 +114,14 @@ fi
 steps=$(grep -c '^perflab bisect: step [0-9]*:' "$work/err.txt" || true)
 printf 'exit status %d; %d measuring steps; wall time %.0f s; load average now %s; files in %s\n' \
 	"$code" "$steps" "$(echo "$end - $start" | bc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$work"
+if [ "$mode" = unchanged ]; then
+	if [ "$code" -ne 2 ] || ! grep -q "^Nothing to bisect" "$work/out.txt"; then
+		echo "FAIL: want exit status 2 and \"Nothing to bisect\"" >&2
+		exit 1
+	fi
+	echo "OK: nothing to bisect"
+	exit 0
+fi
 if ! grep -q "^Culprit: ${want:0:12}" "$work/out.txt"; then
 	echo "FAIL: perflab did not name ${want:0:12}" >&2
 	exit 1
