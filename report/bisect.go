@@ -63,7 +63,7 @@ func BisectStepLine(st findings.BisectStep) string {
 	if st.Kind == bisect.Midpoint {
 		what = "contrast"
 	}
-	line := fmt.Sprintf("step %d: %s %s", st.Number, what, fmtPlainRatio(d))
+	line := fmt.Sprintf("step %d: %s %s", st.Number, what, fmtBisectRatio(d))
 	if st.Kind == bisect.Midpoint && !math.IsNaN(st.Position) {
 		line += fmt.Sprintf(", position %.2f", st.Position)
 	}
@@ -210,7 +210,7 @@ func bisectCommits(b *findings.Bisect) *Section {
 		t.Rows = append(t.Rows, Row{Class: class, Cells: []Cell{
 			cell(strconv.Itoa(st.Number)), {Text: Code(commit)}, cell(subject), cell(date),
 			{Text: Plain(string(st.Verdict)), Class: "verdict " + class},
-			cell(fmtPlainRatio(st.Decisive) + " " + fmtConf(st.Confidence)), cell(pos), cell(vsLo),
+			cell(fmtBisectRatio(st.Decisive) + " " + fmtConf(st.Confidence)), cell(pos), cell(vsLo),
 			cell(strconv.Itoa(st.Rounds)), cell(joinIDs(st.Runs)),
 		}})
 	}
@@ -244,7 +244,7 @@ func bisectBenches(b *findings.Bisect) *Section {
 		b.Rule.Unit, b.History[b.Hi].Short(), b.History[b.Lo].Short(), b.EffectStep, fmtLevel(b, b.EffectStep))))
 	t := &Table{Head: []string{"benchmark", "change [interval]", "ratio"}}
 	for _, o := range b.Others {
-		row := Row{Cells: []Cell{cell(o.Name), cell(fmtChange(o.Ratio)), cell(fmtPlainRatio(o.Ratio))}}
+		row := Row{Cells: []Cell{cell(o.Name), cell(fmtChange(o.Ratio)), cell(fmtBisectRatio(o.Ratio))}}
 		if o.Name == b.Rule.Bench {
 			row.Cells[0].Strong = true
 		}
@@ -284,22 +284,32 @@ func fmtConf(c float64) string {
 	return strconv.FormatFloat(100*c, 'g', 4, 64) + "%"
 }
 
-// fmtChange formats a ratio as a change with its interval: "+3.12% [+2.05%, +4.2%]".
+// fmtChange formats a ratio as a change with its interval: "+3.12% [+2.05%, +4.20%]".
 func fmtChange(r analysis.Ratio) string {
-	if r.N == 0 || math.IsNaN(r.Ratio) {
-		return "—"
-	}
-	pc := func(x float64) string { return strconv.FormatFloat(100*(x-1), 'f', 2, 64) + "%" }
-	sign := func(x float64) string {
+	return fmtInterval(r, func(x float64) string {
+		pc := strconv.FormatFloat(100*(x-1), 'f', 2, 64) + "%"
 		if x >= 1 {
-			return "+" + pc(x)
+			return "+" + pc
 		}
-		return pc(x)
+		return pc
+	})
+}
+
+// fmtBisectRatio formats a ratio with its interval to four decimals,
+// enough for a count that moved by 0.1%: "1.0301 [1.0299, 1.0303]".
+func fmtBisectRatio(r analysis.Ratio) string {
+	return fmtInterval(r, func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) })
+}
+
+// fmtInterval formats an estimate and its interval with f.
+func fmtInterval(r analysis.Ratio, f func(float64) string) string {
+	switch {
+	case r.N == 0 || math.IsNaN(r.Ratio):
+		return "—"
+	case !r.HasInterval():
+		return fmt.Sprintf("%s [no interval, %d rounds]", f(r.Ratio), r.N)
 	}
-	if !r.HasInterval() {
-		return fmt.Sprintf("%s [no interval, %d rounds]", sign(r.Ratio), r.N)
-	}
-	return fmt.Sprintf("%s [%s, %s]", sign(r.Ratio), sign(r.Lo), sign(r.Hi))
+	return fmt.Sprintf("%s [%s, %s]", f(r.Ratio), f(r.Lo), f(r.Hi))
 }
 
 func fmtDate(c revision.CommitInfo) string {

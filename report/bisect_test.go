@@ -108,7 +108,7 @@ func TestBisectReport(t *testing.T) {
 
 func TestBisectStepLine(t *testing.T) {
 	st := findings.BisectStep{Step: bisect.Step{Number: 3, Kind: bisect.Midpoint}, Decisive: analysis.Ratio{N: 9, Ratio: 1.06, Lo: 1.04, Hi: 1.08}, Position: 0.97, Rounds: 9, Verdict: bisect.LikeBad}
-	if got, want := report.BisectStepLine(st), "step 3: contrast 1.06 [1.04, 1.08], position 0.97, 9 rounds: like bad"; got != want {
+	if got, want := report.BisectStepLine(st), "step 3: contrast 1.0600 [1.0400, 1.0800], position 0.97, 9 rounds: like bad"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}
 }
