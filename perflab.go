@@ -12,7 +12,8 @@ import "embed"
 // go.mod, go.sum, the runtime-metrics helper and every experiment folder,
 // plus the HTTP load generator (driver/load) and the reference services
 // (target) that the httpserve experiment builds into its test binary (gateway
-// builds driver/load into its own).
+// builds driver/load into its own), and the profile shares (profshare) that
+// allocscale's lock-share windows count.
 //
-//go:embed go.mod go.sum benchmetrics experiments driver/load target
+//go:embed go.mod go.sum benchmetrics experiments driver/load target profshare
 var Sources embed.FS

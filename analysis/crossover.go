@@ -20,10 +20,10 @@ type AxisPoint struct {
 	RA, RB map[int]float64
 }
 
-// Multiple-comparison correction and tests, as stated in the output.
+// Multiple-comparison rule and tests, as stated in the output.
 const (
-	CrossCorrection = "Benjamini–Hochberg"
-	crossTestPaired = "Wilcoxon signed-rank on per-round log-ratios (Hodges–Lehmann estimate)"
+	CrossCorrection = "per-sign fallback sequences"
+	crossTestPaired = "sign test on per-round log-ratios (median estimate)"
 	crossTestU      = "Mann-Whitney U (unpaired: the samples carry no rounds)"
 	crossResamples  = 200
 )
@@ -31,11 +31,11 @@ const (
 // CrossPoint is the comparison of A with B at one axis value.
 type CrossPoint struct {
 	X float64 `json:"x"`
-	// Ratio is A/B: paired, exp of the Hodges–Lehmann estimate of the
-	// per-round log-ratios ln A_r − ln B_r; unpaired, median(A)/median(B)
+	// Ratio is A/B: paired, exp of the median of the per-round
+	// log-ratios ln A_r − ln B_r (Options.PairedLogs); unpaired, median(A)/median(B)
 	// (0 when a median is not positive).
 	Ratio float64 `json:"ratio"`
-	// Lo and Hi bound Ratio: the signed-rank interval at the options'
+	// Lo and Hi bound Ratio: the paired interval (sign test) at the options'
 	// confidence (paired, at least 6 rounds); equal to Ratio when
 	// HasInterval is false.
 	Lo          float64 `json:"lo"`
@@ -44,12 +44,13 @@ type CrossPoint struct {
 	// N is the number of rounds paired (paired) or the smaller sample
 	// (unpaired).
 	N int `json:"n"`
-	// P is the point's two-sided p-value (signed-rank or U test); PAdj
-	// the same corrected across the points of the series (CrossCorrection).
+	// P is the point's two-sided p-value (sign test or U test). PAdj
+	// is the smallest α at which the rule of [CompareAlong]
+	// (CrossCorrection) decides the point; 1 when none up to 1 does.
 	P    float64 `json:"p"`
 	PAdj float64 `json:"p_adj"`
-	// Sign is +1 when A is significantly higher than B (PAdj < alpha),
-	// −1 when significantly lower, 0 when not significant.
+	// Sign is +1 when A is decided higher than B (PAdj < alpha), −1
+	// when decided lower, 0 when undecided.
 	Sign int `json:"sign"`
 
 	effect float64 // ln(A/B) estimate (paired) or median(A) − median(B)
@@ -64,16 +65,23 @@ type Crossover struct {
 	X  float64 `json:"x"`
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
-	// SigLo and SigHi are the bracket: the nearest points on each side
-	// where the difference is significant after correction, with
-	// opposite signs (SigLo ≤ Lo ≤ X ≤ Hi ≤ SigHi).
+	// SigLo and SigHi are the bracket: the innermost decided points on
+	// each side, with opposite signs (SigLo ≤ Lo ≤ X ≤ Hi ≤ SigHi).
 	SigLo float64 `json:"sig_lo"`
 	SigHi float64 `json:"sig_hi"`
-	// Before and After are the signs of A − B at SigLo and SigHi: −1
-	// when A is lower (faster, for a time), +1 when A is higher.
+	// Before and After are the signs of A − B below and above the
+	// crossing (at SigLo and SigHi, and at every decided point on that
+	// side): −1 when A is lower (faster, for a time), +1 when A is
+	// higher. After == −Before.
 	Before int `json:"before"`
 	After  int `json:"after"`
-	// PBefore and PAfter are the corrected p-values at SigLo and SigHi.
+	// LowerBelow and LowerAbove name the series with the lower value
+	// below and above the crossing: "a" or "b". Where lower is better
+	// (a time, bytes), LowerAbove is the series that wins past X.
+	LowerBelow string `json:"lower_below"`
+	LowerAbove string `json:"lower_above"`
+	// PBefore and PAfter are the adjusted p-values (CrossPoint.PAdj) at
+	// SigLo and SigHi.
 	PBefore float64 `json:"p_before"`
 	PAfter  float64 `json:"p_after"`
 	// XLo and XHi bound X: the percentile interval of the crossing over
@@ -114,19 +122,47 @@ func FindCrossovers(pts []AxisPoint, opt Options) []Crossover {
 }
 
 // CompareAlong compares series A with B at every point along an axis and
-// finds where they cross.
+// finds where one overtakes the other.
 //
 // At each point, when every point carries rounds, the per-round
 // log-ratios ln A_r − ln B_r are summarised by [Options.PairedLogs]
-// (Hodges–Lehmann estimate, Wilcoxon signed-rank interval and test);
-// otherwise the samples are compared by the Mann-Whitney U test. The
-// p-values are corrected across the points of the series by
-// Benjamini–Hochberg at q = opt.Alpha, which also bounds the chance of
-// any false significant point by alpha when the series do not differ.
-// A crossover needs a significant difference of each sign: between two
-// consecutive significant points of opposite sign (the bracket SigLo,
-// SigHi), X is where the estimated difference first changes sign,
-// interpolated linearly; its interval comes from resampling rounds.
+// (estimate, interval and two-sided p-value); otherwise the samples are
+// compared by the Mann-Whitney U test.
+//
+// Which points are decided (CrossCorrection) controls the family-wise
+// error within each sign: the statements "A < B here" form one family,
+// "A > B here" another, and each family is tested at α, so a false
+// decision of either sign has probability at most α whatever the number
+// of points, and so has a crossover where the difference never changes
+// sign (it needs a decision of the sign that is absent). Benjamini–
+// Hochberg, which controlled the false discovery rate instead, let one
+// false point of the other sign make a crossover.
+//
+// The unit of a decision is a pair of neighbouring points: "A < B at
+// both" is rejected when both one-sided tests are (an intersection-union
+// test, Berger 1982: the larger one-sided p-value, each half the
+// two-sided p on the side of its estimate), so a side of a crossing is a
+// stretch of the axis, never a single point. (An axis of fewer than four
+// points, too short for two points on each side, decides point by
+// point.) Each family runs two
+// fallback sequences (Wiens 2003), α/2 each, over the pairs in order
+// from one end of the axis inward (the ends, where two series that cross
+// differ most, first): α/2 is spread evenly over the first k pairs, and
+// a rejected pair passes its level on to the next. k is as large as
+// keeps every step able to decide a pair whose rounds all agree but c,
+// the c contrary ones the largest (rounds a burst hit), c as large as
+// the test allows at α/2 alone, else all rounds agreeing (crossSpread):
+// with 8 rounds and a sign test, all 8 must agree and k
+// is 6; with 6 rounds k is 1, a fixed sequence from each end. A stretch
+// more than k pairs from both ends is reached only through decided
+// pairs, so two crossings that put the same series ahead at both ends
+// may go unseen, and so does a crossing with fewer than two sampled
+// points on a side.
+//
+// A crossover lies between consecutive decided points of opposite signs
+// (the bracket SigLo, SigHi); X is where the estimated difference first
+// changes sign there, interpolated linearly, and its interval comes from
+// resampling rounds.
 //
 // Points with a non-finite X or without finite samples on both sides
 // are ignored, and the caller's slices are not modified. Crossovers and
@@ -157,19 +193,23 @@ func CompareAlong(pts []AxisPoint, opt Options) CrossAnalysis {
 	if out.Paired {
 		out.Test = crossTestPaired
 	}
-	ps := make([]float64, len(use))
-	for i, pt := range use {
-		cp := crossPoint(pt, out.Paired, opt)
-		out.Points = append(out.Points, cp)
-		ps[i] = cp.P
-	}
-	for i, q := range BH(ps) {
-		p := &out.Points[i]
-		p.PAdj = q
-		if q < opt.Alpha {
-			p.Sign = crossSign(p.effect)
+	step := 0.0
+	steps := map[[2]int]float64{} // by sample size: points mostly share one
+	for _, pt := range use {
+		out.Points = append(out.Points, crossPoint(pt, out.Paired, opt))
+		size := [2]int{len(pt.A), len(pt.B)}
+		if out.Paired {
+			size = [2]int{len(LogRatios(pt.RA, pt.RB))}
 		}
+		p, ok := steps[size]
+		if !ok {
+			p = crossStepP(pt, out.Paired, opt)
+			steps[size] = p
+		}
+		step = math.Max(step, p)
 	}
+	u := crossUnit(len(use))
+	crossDecide(out.Points, opt.Alpha, u, crossSpread(opt.Alpha, step, len(use)-u+1))
 	last := -1 // index of the last significant point
 	for i, p := range out.Points {
 		if p.Sign == 0 {
@@ -184,6 +224,173 @@ func CompareAlong(pts []AxisPoint, opt Options) CrossAnalysis {
 		last = i
 	}
 	return out
+}
+
+// crossUnit is how many neighbouring points a decision covers on an axis
+// of n points: two, or one where the axis is too short (under four
+// points) for two on each side of a crossing.
+func crossUnit(n int) int {
+	if n < 4 {
+		return 1
+	}
+	return 2
+}
+
+// crossDecide sets every point's Sign (at level alpha) and PAdj by the
+// rule of [CompareAlong]: units of u neighbouring points, each sequence
+// spreading its α/2 over its first k units.
+func crossDecide(pts []CrossPoint, alpha float64, u, k int) {
+	for i := range pts {
+		pts[i].PAdj = 1
+		pts[i].Sign = 0
+	}
+	if len(pts) < 2 {
+		return
+	}
+	// The decisions at level a grow with a, and change only where a
+	// unit's p-value meets its level: at p·2k/j for j weights carried.
+	var cands []float64
+	for i := 0; i+u <= len(pts); i++ {
+		for _, s := range []int{-1, 1} {
+			p := crossPairP(pts, i, i+u-1, s)
+			if p >= 0.5 {
+				continue
+			}
+			for j := 1; j <= k; j++ {
+				if c := p * float64(2*k) / float64(j); c < 1 {
+					cands = append(cands, c)
+				}
+			}
+		}
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	left := len(pts)
+	for _, c := range cands {
+		signs := crossDecideAt(pts, c*(1+1e-9), u, k)
+		for i, s := range signs {
+			if s != 0 && pts[i].PAdj == 1 {
+				pts[i].PAdj = c
+				left--
+			}
+		}
+		if left == 0 {
+			break
+		}
+	}
+	for i, s := range crossDecideAt(pts, alpha, u, k) {
+		pts[i].Sign = s
+	}
+}
+
+// crossDecideAt returns each point's decided sign at level alpha: four
+// fallback sequences, one per sign and end of the axis, each over the
+// units of u neighbouring points from its end inward, with α/2 spread
+// evenly over its first k units; a rejected unit passes its level on to
+// the next.
+func crossDecideAt(pts []CrossPoint, alpha float64, u, k int) []int {
+	n := len(pts)
+	signs := make([]int, n)
+	for _, s := range []int{-1, 1} {
+		for _, fromRight := range []bool{false, true} {
+			at := func(j int) int {
+				if fromRight {
+					return n - 1 - j
+				}
+				return j
+			}
+			carried := 0.0
+			for j := 0; j+u <= n; j++ {
+				level := carried
+				if j < k {
+					level += alpha / float64(2*k)
+				}
+				if crossPairP(pts, at(j), at(j+u-1), s) < level {
+					signs[at(j)], signs[at(j+u-1)] = s, s
+					carried = level
+				} else {
+					carried = 0
+				}
+			}
+		}
+	}
+	return signs
+}
+
+// crossPairP is the p-value of "A − B has sign s at both points i and
+// j" (an intersection-union test: the larger of the two one-sided
+// p-values, each half the two-sided p on the side of its estimate); with
+// i == j, that point's one-sided p-value.
+func crossPairP(pts []CrossPoint, i, j, s int) float64 {
+	one := func(p CrossPoint) float64 {
+		if crossSign(p.effect) != s {
+			return 1
+		}
+		return p.P / 2
+	}
+	return math.Max(one(pts[i]), one(pts[j]))
+}
+
+// crossSpread is k, the number of units from each end over which each
+// sequence spreads its α/2: as many as keep every step's level α/(2k)
+// above step, the p-value a step must be able to reach (crossStepP); at
+// least 1, at most the units there are.
+func crossSpread(alpha, step float64, pairs int) int {
+	k := 1
+	if step > 0 {
+		k = int(math.Ceil(alpha/2/step)) - 1
+	}
+	return max(1, min(k, pairs))
+}
+
+// crossStepP is the one-sided p-value a step of the sequences must be
+// able to reach: that of the point's test when all its rounds but c show
+// the same sign and the c others the opposite sign at the largest
+// magnitudes (one-sided bursts: a round a spell hit), c as large as
+// keeps it at or below α/2; with c = 0 (every round agrees) when even
+// one such round would leave it above α/2. Unpaired, the c largest of
+// one sample lie above the other sample.
+func crossStepP(pt AxisPoint, paired bool, opt Options) float64 {
+	var p func(c int) float64
+	var n int
+	if paired {
+		n = len(LogRatios(pt.RA, pt.RB))
+		d := make([]float64, n)
+		p = func(c int) float64 {
+			for i := range d {
+				d[i] = 1 + float64(i)
+				if i >= n-c {
+					d[i] = -d[i]
+				}
+			}
+			return opt.PairedLogs(d).P / 2
+		}
+	} else {
+		na, nb := len(pt.A), len(pt.B)
+		n = na
+		a, b := make([]float64, na), make([]float64, nb)
+		for i := range b {
+			b[i] = float64(na + i)
+		}
+		p = func(c int) float64 {
+			for i := range a {
+				a[i] = float64(i)
+				if i >= na-c {
+					a[i] += float64(na + nb)
+				}
+			}
+			return Compare(a, b, opt) / 2
+		}
+	}
+	best := p(0)
+	for c := 1; c < n; c++ {
+		pc := p(c)
+		if !(pc <= opt.Alpha/2) {
+			break
+		}
+		best = pc
+	}
+	return best
 }
 
 // crossPoint compares A with B at one point.
@@ -222,6 +429,7 @@ func crossBetween(pts []CrossPoint, lo, hi int) Crossover {
 	c := Crossover{
 		SigLo: pts[lo].X, SigHi: pts[hi].X,
 		Before: pts[lo].Sign, After: pts[hi].Sign,
+		LowerBelow: crossLower(pts[lo].Sign), LowerAbove: crossLower(pts[hi].Sign),
 		PBefore: pts[lo].PAdj, PAfter: pts[hi].PAdj,
 	}
 	effects := make([]float64, len(pts))
@@ -238,6 +446,14 @@ func crossBetween(pts []CrossPoint, lo, hi int) Crossover {
 	c.X, c.Lo, c.Hi = x, l, h
 	c.XLo, c.XHi = l, h
 	return c
+}
+
+// crossLower names the lower series where A − B has the given sign.
+func crossLower(sign int) string {
+	if sign < 0 {
+		return "a"
+	}
+	return "b"
 }
 
 // crossingIn finds the first pair of adjacent points where the effect
@@ -297,11 +513,13 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 			draw = drawRounds(rng, rounds, draw)
 			for i := range use {
 				buf = inRounds(ds[i], draw, buf[:0])
-				if len(buf) == 0 {
-					effects[i] = pts[i].effect
-					continue
+				effects[i] = pts[i].effect
+				if len(buf) > 0 {
+					// The point's own estimator, whatever it is.
+					if e := math.Log(opt.PairedLogs(buf).Ratio); kneeFinite(e) {
+						effects[i] = e
+					}
 				}
-				effects[i] = median(walsh(buf))
 			}
 		} else {
 			for i, pt := range use {

@@ -17,7 +17,15 @@
 // whether each series changes regime ([FitKnee]: a two-segment line that
 // beats smooth curves by AICc, with a breakpoint interval from resampling
 // rounds) or grows smoothly; [Comparisons] compares two series that differ
-// in one key point by point ([CompareAlong]: paired per-round ratios,
-// Benjamini–Hochberg across the points) and finds where they overtake each
-// other, with an interval for the crossing.
+// in one key point by point ([CompareAlong]: paired per-round ratios, the
+// family-wise error controlled within each sign across the points) and
+// finds where they overtake each other, with the direction of the crossing
+// and an interval for it.
+//
+// Two unpaired samples of one benchmark (two runs, two files) are compared
+// by [Options.Shift]: the change of medians with the Hodges–Lehmann
+// interval of the log shift, cut at the exact Mann-Whitney U critical
+// value. A benchmark's medians across runs are split where their
+// distribution changes by [EDivisive] (E-divisive means with a
+// permutation test). [NaturalOrder] is the one order of axis values.
 package analysis

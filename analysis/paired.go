@@ -6,17 +6,29 @@ import (
 	"sort"
 )
 
-// Ratio is the paired comparison of two cells measured in the same rounds:
-// the per-round log-ratios d_r = log(num_r) − log(den_r), their
-// Hodges–Lehmann estimate and the Wilcoxon signed-rank confidence interval
-// and test, returned on the ratio scale. Rounds interleave the cells, so a
-// round's ratio cancels the drift both cells saw.
+// Ratio is the paired comparison of two cells measured in the same rounds.
+// Its estimand is the median of the per-round log-ratios
+// d_r = log(num_r) − log(den_r), returned on the ratio scale: the ratio
+// that half of the rounds exceed and half fall short of. Rounds interleave
+// the cells, so a round's ratio cancels the drift both cells saw; and
+// interference, which only ever slows a sample and comes in spells, moves
+// the median only by the share of rounds it spoils, never by how much it
+// slowed them. Every paired comparison reports this one estimand, decided
+// or not, with one of two intervals:
+//
+//   - fixed rounds ([PairedLogs]): the sign test's order-statistic
+//     interval, exact and distribution-free;
+//   - rounds sampled until decided ([AnytimeLogs]): a confidence sequence
+//     for the median, valid at whatever round the run stopped.
+//
+// Both assume only that rounds are independent and identically
+// distributed: no symmetry, no finite variance, ties allowed.
 type Ratio struct {
 	N      int     // rounds in which both cells were measured
-	Ratio  float64 // exp(Hodges–Lehmann estimate of the log-ratios); NaN when N = 0
-	Lo, Hi float64 // confidence interval of the ratio; NaN when N is too small (< 6 at 95%)
+	Ratio  float64 // exp(median of the log-ratios); NaN when N = 0
+	Lo, Hi float64 // confidence interval of the ratio; NaN when N is too small (at 95%: < 6 fixed, < 8 anytime)
 	Conf   float64 // confidence level the interval achieves (≥ the one asked for); 0 without one
-	P      float64 // two-sided signed-rank p-value for "the ratio is 1"; 1 when N = 0
+	P      float64 // two-sided p-value for "the median ratio is 1" (exact sign test, or anytime-valid); 1 when N = 0
 }
 
 // HalfWidth is half the interval's width relative to the estimate on the
@@ -94,41 +106,45 @@ func geomeanLogs(pairs [][2]map[int]float64) []float64 {
 	return d
 }
 
-// PairedLogs summarises per-round log-ratios d (see [Ratio]). The
-// estimate is the Hodges–Lehmann median of the Walsh averages; the
-// interval is the signed-rank interval, exact for N ≤ 200 (normal
-// approximation above), so it assumes only that d is symmetric about its
-// centre; the p-value is the signed-rank test of a zero centre, exact
-// without ties.
+// PairedLogs summarises per-round log-ratios d for a fixed number of
+// rounds (see [Ratio]). The estimate is the sample median. The interval is
+// [d_(k), d_(N+1−k)], the k-th smallest and the k-th largest log-ratio, for
+// the largest k with P(B < k) ≤ (1 − confidence)/2, B ~ Binomial(N, ½):
+// the sign test's interval, exact for any distribution of d, each bound a
+// one-sided bound at half of 1 − confidence (ties only make it
+// conservative). At 95% it needs 6 rounds. P is the exact two-sided sign
+// test of a zero median, 2·P(B ≤ min(#{d ≤ 0}, #{d ≥ 0})) capped at 1: a
+// zero counts against both sides, so P ≤ 1 − confidence exactly when the
+// interval excludes 1. NaN log-ratios are ignored.
 func PairedLogs(d []float64, confidence float64) Ratio {
-	r := Ratio{N: len(d), Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: 1}
-	if len(d) == 0 {
+	s := sortedFinite(d)
+	r := Ratio{N: len(s), Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: 1}
+	if len(s) == 0 {
 		return r
 	}
-	w := walsh(d)
-	r.Ratio = math.Exp(median(w))
-	alpha := 1 - confidence
-	if c, conf, ok := signedRankCritical(len(d), alpha); ok {
-		m := len(w)
-		r.Lo, r.Hi, r.Conf = math.Exp(w[c]), math.Exp(w[m-1-c]), conf
+	r.Ratio = math.Exp(median(s))
+	if confidence > 0 && confidence < 1 {
+		if j, tail := signCritical(len(s), (1-confidence)/2); j >= 0 {
+			r.Lo, r.Hi, r.Conf = math.Exp(s[j]), math.Exp(s[len(s)-1-j]), 1-2*tail
+		}
 	}
-	r.P = SignedRankP(d)
+	r.P = math.Min(1, 2*binomialHalfCDF(len(s), signCount(s)))
 	return r
 }
 
-// walsh returns the sorted Walsh averages (d_i + d_j)/2, i ≤ j.
-func walsh(d []float64) []float64 {
-	n := len(d)
-	w := make([]float64, 0, n*(n+1)/2)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			w = append(w, (d[i]+d[j])/2)
+// sortedFinite returns the values of d that are not NaN, sorted.
+func sortedFinite(d []float64) []float64 {
+	s := make([]float64, 0, len(d))
+	for _, x := range d {
+		if !math.IsNaN(x) {
+			s = append(s, x)
 		}
 	}
-	sort.Float64s(w)
-	return w
+	slices.Sort(s)
+	return s
 }
 
+// median is the median of sorted values.
 func median(sorted []float64) float64 {
 	n := len(sorted)
 	if n%2 == 1 {
@@ -137,126 +153,48 @@ func median(sorted []float64) float64 {
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
-// signedRankCDF returns P(T ≤ t) for t = 0..n(n+1)/2, where T is the
-// signed-rank statistic of n observations under the null hypothesis.
-func signedRankCDF(n int) []float64 {
-	top := n * (n + 1) / 2
-	p := make([]float64, top+1)
-	p[0] = 1
-	hi := 0
-	for k := 1; k <= n; k++ {
-		hi += k
-		for t := hi; t >= 0; t-- {
-			v := p[t] / 2
-			if t >= k {
-				v += p[t-k] / 2
-			}
-			p[t] = v
-		}
-	}
-	for t := 1; t <= top; t++ {
-		p[t] += p[t-1]
-	}
-	return p
+// signCount is the sign statistic of sorted values s for a zero median:
+// min(#{s ≤ 0}, #{s ≥ 0}), so that a zero counts against both sides.
+func signCount(s []float64) int {
+	atMost := sort.Search(len(s), func(i int) bool { return s[i] > 0 })
+	below := sort.Search(len(s), func(i int) bool { return s[i] >= 0 })
+	return min(atMost, len(s)-below)
 }
 
-// signedRankCritical returns the 0-based index c such that the Walsh
-// averages W[c] and W[M−1−c] bound a confidence interval of level ≥
-// 1−alpha (c is the largest t with P(T ≤ t) ≤ alpha/2), and the level the
-// interval achieves. ok is false when no interval reaches it (n too small).
-func signedRankCritical(n int, alpha float64) (c int, conf float64, ok bool) {
-	if n < 1 {
-		return 0, 0, false
+// binomialHalfCDF is P(B ≤ j) for B ~ Binomial(n, ½).
+func binomialHalfCDF(n, j int) float64 {
+	if j < 0 {
+		return 0
 	}
-	if n > 200 {
-		// Normal approximation of the signed-rank distribution.
-		mu := float64(n*(n+1)) / 4
-		sd := math.Sqrt(float64(n*(n+1)*(2*n+1)) / 24)
-		c = int(math.Floor(mu - normalQuantile(1-alpha/2)*sd - 0.5))
-		if c < 0 {
-			return 0, 0, false
-		}
-		return c, 1 - alpha, true
-	}
-	cdf := signedRankCDF(n)
-	c = -1
-	for t := 0; t < len(cdf) && cdf[t] <= alpha/2; t++ {
-		c = t
-	}
-	if c < 0 {
-		return 0, 0, false
-	}
-	return c, 1 - 2*cdf[c], true
-}
-
-// SignedRankP is the two-sided Wilcoxon signed-rank p-value for the
-// hypothesis that d is centred on 0. Zeros are dropped; ties get average
-// ranks and the normal approximation with tie correction, otherwise the
-// exact distribution is used for up to 200 values.
-func SignedRankP(d []float64) float64 {
-	var nz []float64
-	for _, x := range d {
-		if x != 0 && !math.IsNaN(x) {
-			nz = append(nz, x)
-		}
-	}
-	n := len(nz)
-	if n == 0 {
+	if j >= n {
 		return 1
 	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	logp := -float64(n) * math.Ln2 // log P(B = 0)
+	sum := 0.0
+	for i := 0; i <= j; i++ {
+		sum += math.Exp(logp)
+		logp += math.Log(float64(n-i)) - math.Log(float64(i+1))
 	}
-	sort.Slice(idx, func(a, b int) bool { return math.Abs(nz[idx[a]]) < math.Abs(nz[idx[b]]) })
-	ranks := make([]float64, n)
-	ties := false
-	tieTerm := 0.0
-	for i := 0; i < n; {
-		j := i
-		for j+1 < n && math.Abs(nz[idx[j+1]]) == math.Abs(nz[idx[i]]) {
-			j++
-		}
-		avg := float64(i+j)/2 + 1
-		for k := i; k <= j; k++ {
-			ranks[idx[k]] = avg
-		}
-		if t := float64(j - i + 1); t > 1 {
-			ties = true
-			tieTerm += t*t*t - t
-		}
-		i = j + 1
-	}
-	tplus := 0.0
-	for i, x := range nz {
-		if x > 0 {
-			tplus += ranks[i]
-		}
-	}
-	if !ties && n <= 200 {
-		cdf := signedRankCDF(n)
-		t := int(math.Round(tplus))
-		lower := cdf[t]
-		upper := 1.0
-		if t > 0 {
-			upper = 1 - cdf[t-1]
-		}
-		return math.Min(1, 2*math.Min(lower, upper))
-	}
-	mu := float64(n*(n+1)) / 4
-	v := float64(n*(n+1)*(2*n+1))/24 - tieTerm/48
-	if v <= 0 {
-		return 1
-	}
-	z := (math.Abs(tplus-mu) - 0.5) / math.Sqrt(v)
-	if z < 0 {
-		z = 0
-	}
-	return math.Min(1, math.Erfc(z/math.Sqrt2))
+	return math.Min(1, sum)
 }
 
-// normalQuantile is the standard normal quantile function.
-func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
+// signCritical returns the largest j with P(B ≤ j) ≤ tail for
+// B ~ Binomial(n, ½), and that probability; j is −1 (probability 0) when
+// even P(B = 0) = 2^−n exceeds tail. The sign-test interval of n sorted
+// values at two-sided level 1 − 2·tail is then [s[j], s[n−1−j]].
+func signCritical(n int, tail float64) (j int, p float64) {
+	logp := -float64(n) * math.Ln2
+	j = -1
+	for i := 0; 2*i < n; i++ {
+		next := p + math.Exp(logp)
+		if next > tail {
+			break
+		}
+		j, p = i, next
+		logp += math.Log(float64(n-i)) - math.Log(float64(i+1))
+	}
+	return j, p
+}
 
 // Holm adjusts p-values for the family-wise error rate (Holm, 1979): a
 // hypothesis is rejected at level α when its adjusted p-value is ≤ α.
@@ -307,8 +245,8 @@ func (o Options) Paired(num, den map[int]float64) Ratio {
 }
 
 // PairedLogs summarises per-round log-ratios at the options' confidence:
-// the fixed-n signed-rank interval, or with o.Anytime the confidence
-// sequence of [AnytimeLogs].
+// their median with the fixed-n sign-test interval ([PairedLogs]), or
+// with o.Anytime with the confidence sequence of [AnytimeLogs].
 func (o Options) PairedLogs(d []float64) Ratio {
 	if o.Anytime {
 		return AnytimeLogs(d, o.Confidence, o.AnytimeTarget)
@@ -324,19 +262,12 @@ func (o Options) Geomean(pairs [][2]map[int]float64) Ratio {
 	return GeomeanRatio(pairs, o.Confidence)
 }
 
-// RepeatEstimate is one process's value from the repeated timed runs it
-// made of the same benchmark (k back-to-back repetitions of equal
-// iteration counts): their median. Interference only ever adds time and
-// comes in spells, so it spoils some repetitions of a process while others
-// run clean; the median ignores a spoiled minority, where one long timed
-// run absorbs every spell into its mean. The repetitions are not
-// independent samples: the process, not the repetition, is the unit of a
-// round, and every interval is computed across rounds.
-func RepeatEstimate(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
+// PairedIntervalName names the interval [Options.PairedLogs] gives, for
+// the text beside a ratio: "sign-test interval", or "anytime-valid
+// confidence sequence" with o.Anytime.
+func (o Options) PairedIntervalName() string {
+	if o.Anytime {
+		return "anytime-valid confidence sequence"
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return median(s)
+	return "sign-test interval"
 }

@@ -1,8 +1,11 @@
 package analysis
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
-// Anytime-valid intervals for per-round log-ratios.
+// Anytime-valid intervals for the median of per-round log-ratios.
 //
 // A run that decides after every round whether to go on looks at its data
 // many times. A fixed-n interval examined that way covers the truth less
@@ -11,144 +14,309 @@ import "math"
 // … that holds the true value at every round simultaneously with
 // probability ≥ 1−α, so it stays valid at whatever round the run stops.
 //
-// perflab uses the asymptotic confidence sequence of Waudby-Smith, Arbour,
-// Sinha, Kennedy and Ramdas, "Time-uniform central limit theory and
-// asymptotic confidence sequences" (Annals of Statistics 2024,
-// arXiv:2103.06476), Theorem 2.2 (the Robbins normal-mixture boundary with
-// the empirical variance in place of a known one):
+// perflab's sequence is for the median m of the per-round log-ratios, the
+// estimand of every paired comparison ([Ratio]), after Howard and Ramdas,
+// "Sequential estimation of quantiles with applications to A/B-testing and
+// best-arm identification" (Bernoulli 2022, arXiv:1906.09712). Whatever
+// the shape of the noise, the indicators 1{d_i ≤ m} are independent
+// Bernoulli(q) with q ≥ ½ (q = ½ without ties at m), so their count A_t
+// after t rounds is at least a Binomial(t, ½) walk. The mixture of
+// likelihood ratios
 //
-//	μ̂_t ± σ̂_t · sqrt( 2(tρ²+1)/(t²ρ²) · log( sqrt(tρ²+1)/α ) )
+//	M_t(a) = ∫ (2q)^a (2(1−q))^(t−a) π(q) dq,   π = Beta(r, r) on [0, ½], renormalised,
+//	       = 2^(t+1) · B(a+r, t−a+r) · I_½(a+r, t−a+r) / B(r, r)
 //
-// where μ̂_t is the mean of the first t log-ratios, σ̂_t their standard
-// deviation and ρ > 0 tunes the round t* at which the sequence is
-// narrowest: ρ² = (−2 log α + log(−2 log α + 1))/t* (the paper's
-// Appendix B.2). Like a CLT interval it assumes only a finite variance and
-// rounds that are independent with a common mean; unlike one it is valid
-// at a data-dependent stopping round. Its approximation is asymptotic, so
-// perflab gives no interval before [AnytimeMinRounds] rounds and inflates
-// σ̂ by the small-sample factor below; the simulations in
-// sequential_test.go check the error rate under Gaussian and heavy-tailed
-// noise at the rounds a run actually stops.
+// (the beta-binomial mixture of Howard, Ramdas, McAuliffe and Sekhon,
+// "Time-uniform, nonparametric, nonasymptotic confidence sequences",
+// Annals of Statistics 2021, arXiv:1810.08240, Proposition 7, restricted
+// to alternatives q < ½) is a nonnegative supermartingale in A_t with
+// M_0 = 1 whenever q ≥ ½, so by Ville's inequality the count ever reaches
+// {a : M_t(a) ≥ 2/α} with probability at most α/2. With a_t the largest
+// such count at round t, the a_t+1-th smallest log-ratio is below m at
+// every round at once with probability ≥ 1 − α/2, and by symmetry the
+// a_t+1-th largest above it: C_t = [d_(a_t+1), d_(t−a_t)]. Nothing is
+// asymptotic and nothing is assumed of the distribution but independent
+// rounds; ties at the median only make the sequence conservative.
+//
+// r tunes the round at which the sequence is narrowest: perflab takes the
+// r that makes it narrowest at [Options.AnytimeTarget] among those that
+// give an interval at [AnytimeMinRounds] (when one does). The sequence
+// pays for being valid at every round: at 95% and 30 rounds it spans the
+// 7th smallest to the 7th largest of the log-ratios, where the fixed-n
+// sign test spans the 10th to the 10th; at 200 rounds the 78th against
+// the 86th. sequential_test.go computes the exact probability that the
+// boundary is ever crossed (0.020 within 3000 rounds for each side at
+// 95%, against the 0.025 allowed), and calibration_test.go replays real
+// rounds recorded on a loaded machine.
 
 // AnytimeMinRounds is the fewest rounds for which an anytime-valid interval
-// is given: below it the empirical variance is too unreliable.
+// is given. At 95% it is the first round at which the tuned sequence can
+// have one (the smallest and largest of 8 log-ratios).
 const AnytimeMinRounds = 8
 
 // DefaultAnytimeTarget is the round the confidence sequence is tuned to be
 // narrowest at when [Options.AnytimeTarget] is 0.
 const DefaultAnytimeTarget = 30
 
-// AnytimeLogs summarises per-round log-ratios d with the asymptotic
-// confidence sequence at the given confidence, tuned for round target (0 →
-// [DefaultAnytimeTarget]). The estimate is exp of the mean log-ratio; P is
-// the anytime-valid p-value of "the ratio is 1" (the smallest α at which
-// the sequence, with the same tuning, excludes 1), valid at any stopping
-// round like the interval.
+// AnytimeLogs summarises per-round log-ratios d, in round order, with the
+// median's confidence sequence at the given confidence, tuned for round
+// target (0 → [DefaultAnytimeTarget]). The estimate is exp of the median
+// log-ratio, as for a fixed number of rounds. The interval is the
+// sequence's C_t, none before [AnytimeMinRounds] rounds; Conf is the
+// confidence asked for, which the sequence guarantees at every round at
+// once. P is the anytime-valid p-value of "the median ratio is 1",
+// 2/M_t(min(#{d ≤ 0}, #{d ≥ 0})) capped at 1, with the same tuning:
+// valid at any stopping round, and ≤ 1 − confidence exactly when the
+// interval excludes 1. NaN log-ratios are ignored.
 func AnytimeLogs(d []float64, confidence float64, target int) Ratio {
-	r := Ratio{N: len(d), Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: 1}
-	if len(d) == 0 {
+	s := sortedFinite(d)
+	r := Ratio{N: len(s), Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: 1}
+	if len(s) == 0 {
 		return r
 	}
-	mean, sd := meanSD(d)
-	r.Ratio = math.Exp(mean)
-	if len(d) < AnytimeMinRounds || !(confidence > 0 && confidence < 1) {
+	r.Ratio = math.Exp(median(s))
+	if len(s) < AnytimeMinRounds || !(confidence > 0 && confidence < 1) {
 		return r
 	}
-	alpha := 1 - confidence
-	rho2 := anytimeRho2(alpha, target)
-	t := float64(len(d))
-	sd *= smallSampleInflation(len(d), rho2, alpha)
-	if sd == 0 {
-		// Every round gave the same log-ratio: no spread to bound.
-		r.Lo, r.Hi, r.Conf, r.P = r.Ratio, r.Ratio, confidence, 0
-		if mean == 0 {
-			r.P = 1
-		}
-		return r
+	b := boundaryFor(confidence, target)
+	if j := b.count(len(s)); j >= 0 {
+		r.Lo, r.Hi, r.Conf = math.Exp(s[j]), math.Exp(s[len(s)-1-j]), confidence
 	}
-	w := sd * anytimeRadius(t, rho2, alpha)
-	r.Lo, r.Hi, r.Conf = math.Exp(mean-w), math.Exp(mean+w), confidence
-	// P: solve sd·radius(t, ρ, p) = |mean| for p, with ρ fixed.
-	a := t*rho2 + 1
-	z := mean * mean * t * t * rho2 / (2 * sd * sd * a)
-	r.P = math.Min(1, math.Sqrt(a)*math.Exp(-z))
+	r.P = math.Min(1, 2*math.Exp(-b.logMixture(float64(len(s)), float64(signCount(s)))))
 	return r
 }
 
-// anytimeRadius is the boundary of the normal-mixture confidence sequence
-// for unit variance at round t.
-func anytimeRadius(t, rho2, alpha float64) float64 {
-	a := t*rho2 + 1
-	return math.Sqrt(2 * a / (t * t * rho2) * math.Log(math.Sqrt(a)/alpha))
+// RoundsToHalfWidth estimates how many rounds in all the median's
+// confidence sequence needs for its half-width (on the log scale) to reach
+// h, given the current log-ratios d, searched up to limit (returned when
+// not reached). The sequence at round t spans the log-ratios' quantiles
+// ½ ± u_t, u_t = ½ − (a_t + ½)/t, which shrinks like √(log t / t); the
+// estimate reads those quantiles off the current log-ratios (linearly
+// interpolated), so rounds that spells spoiled keep an early interval wide
+// as they will. Within ½ ± 0.15 the quantile function is taken as a line
+// through the current quantiles ½ ± 0.15, since a few rounds cannot say
+// more about its slope at the median. The estimate is the current number
+// of rounds when the current interval is already within h, else the
+// smallest later round (≥ [AnytimeMinRounds]) whose projected half-width is.
+func RoundsToHalfWidth(d []float64, h float64, confidence float64, target, limit int) int {
+	s := sortedFinite(d)
+	if len(s) < 2 || !(h > 0) || !(confidence > 0 && confidence < 1) {
+		return limit
+	}
+	b := boundaryFor(confidence, target)
+	n := len(s)
+	if n >= AnytimeMinRounds {
+		if j := b.count(n); j >= 0 && (s[n-1-j]-s[j])/2 <= h {
+			return n
+		}
+	}
+	const w = 0.15
+	slope := (quantileLinear(s, 0.5+w) - quantileLinear(s, 0.5-w)) / (2 * w)
+	halfWidth := func(t int) float64 {
+		u := b.radius(float64(t))
+		if u > w {
+			return (quantileLinear(s, 0.5+u) - quantileLinear(s, 0.5-u)) / 2
+		}
+		return u * slope
+	}
+	first := max(n+1, AnytimeMinRounds)
+	fits := func(t int) bool { return halfWidth(t) <= h }
+	if first >= limit || fits(first) {
+		return min(first, limit)
+	}
+	if !fits(limit) {
+		return limit
+	}
+	lo, hi := first, limit // fits(lo) is false, fits(hi) true
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
-// anytimeRho2 is ρ² tuned to make the boundary tightest at round target.
-func anytimeRho2(alpha float64, target int) float64 {
+// quantileLinear is the p-quantile of sorted values s, interpolated
+// linearly between the order statistics placed at (i + ½)/n.
+func quantileLinear(s []float64, p float64) float64 {
+	x := p*float64(len(s)) - 0.5
+	switch {
+	case x <= 0:
+		return s[0]
+	case x >= float64(len(s)-1):
+		return s[len(s)-1]
+	}
+	i := int(x)
+	return s[i] + (x-float64(i))*(s[i+1]-s[i])
+}
+
+// medianBoundary is the crossing boundary of the median's confidence
+// sequence at one confidence level and tuning.
+type medianBoundary struct {
+	r        float64 // the mixture's Beta(r, r)
+	logLevel float64 // log(2/α): each side is crossed with probability ≤ α/2
+
+	mu     sync.Mutex
+	counts []int // counts[t] = a_t, −1 when no count reaches the level; filled on demand
+}
+
+type boundaryKey struct {
+	confidence float64
+	target     int
+}
+
+var boundaries sync.Map // boundaryKey → *medianBoundary
+
+// boundaryFor returns the boundary at the confidence, tuned for round
+// target (0 → DefaultAnytimeTarget).
+func boundaryFor(confidence float64, target int) *medianBoundary {
 	if target <= 0 {
 		target = DefaultAnytimeTarget
 	}
-	l := -2 * math.Log(alpha)
-	return (l + math.Log(l+1)) / float64(target)
+	key := boundaryKey{confidence, target}
+	if b, ok := boundaries.Load(key); ok {
+		return b.(*medianBoundary)
+	}
+	b, _ := boundaries.LoadOrStore(key, newBoundary(confidence, target))
+	return b.(*medianBoundary)
 }
 
-// smallSampleInflation widens σ̂ at few rounds, where the empirical
-// standard deviation underestimates σ more often than not. The boundary
-// at round n is z·σ/√n for an effective normal quantile z =
-// √n·radius(n); with σ estimated from n−1 degrees of freedom the same
-// tail needs Student's t quantile instead, so σ̂ is scaled by t(z, n−1)/z
-// (e.g. ≈1.5 at 8 rounds, ≈1.1 at 30, → 1): the plug-in correction a
-// fixed-n t interval makes, applied at the sequence's own level.
-func smallSampleInflation(n int, rho2, alpha float64) float64 {
-	if n < 2 {
-		return math.Inf(1)
-	}
-	z := math.Sqrt(float64(n)) * anytimeRadius(float64(n), rho2, alpha)
-	return studentQuantile(z, n-1) / z
-}
-
-// studentQuantile maps a standard normal quantile z to the Student t
-// quantile of the same tail probability with df degrees of freedom
-// (Cornish–Fisher expansion; within 1% for df ≥ 5 and z ≤ 3.5).
-func studentQuantile(z float64, df int) float64 {
-	v := float64(df)
-	z3, z5, z7 := z*z*z, math.Pow(z, 5), math.Pow(z, 7)
-	return z + (z3+z)/(4*v) + (5*z5+16*z3+3*z)/(96*v*v) + (3*z7+19*z5+17*z3-15*z)/(384*v*v*v)
-}
-
-// meanSD is the mean and the (n−1) standard deviation of d.
-func meanSD(d []float64) (mean, sd float64) {
-	for _, x := range d {
-		mean += x
-	}
-	mean /= float64(len(d))
-	if len(d) < 2 {
-		return mean, math.NaN()
-	}
-	var ss float64
-	for _, x := range d {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(d)-1))
-}
-
-// RoundsToHalfWidth estimates how many rounds in all the confidence
-// sequence needs for its half-width (on the log scale) to reach h, given
-// the current log-ratios d: the current spread held fixed, the smallest t
-// with σ̂·radius(t) ≤ h, searched up to limit (returned when not reached).
-func RoundsToHalfWidth(d []float64, h float64, confidence float64, target, limit int) int {
-	if len(d) < 2 || !(h > 0) {
-		return limit
-	}
-	_, sd := meanSD(d)
-	if sd == 0 {
-		return max(len(d), AnytimeMinRounds)
-	}
-	alpha := 1 - confidence
-	rho2 := anytimeRho2(alpha, target)
-	for t := max(len(d), AnytimeMinRounds); t <= limit; t++ {
-		if sd*smallSampleInflation(t, rho2, alpha)*anytimeRadius(float64(t), rho2, alpha) <= h {
-			return t
+// newBoundary tunes r on a grid (log r from −3 to 5 in steps of 0.05): the
+// r with the largest count a_target, among those that give an interval at
+// AnytimeMinRounds when any does.
+func newBoundary(confidence float64, target int) *medianBoundary {
+	logLevel := math.Log(2 / (1 - confidence))
+	best, bestR, bestAny, bestAnyR := math.Inf(-1), 0.0, math.Inf(-1), 0.0
+	for i := 0; i <= 160; i++ {
+		r := math.Exp(-3 + 0.05*float64(i))
+		b := &medianBoundary{r: r, logLevel: logLevel}
+		a := b.realCount(float64(target))
+		if a > bestAny {
+			bestAny, bestAnyR = a, r
+		}
+		if a > best && b.realCount(AnytimeMinRounds) >= 0 {
+			best, bestR = a, r
 		}
 	}
-	return limit
+	if math.IsInf(best, -1) {
+		bestR = bestAnyR
+	}
+	return &medianBoundary{r: bestR, logLevel: logLevel}
+}
+
+// count is a_t: the largest count a of log-ratios ≤ a candidate median
+// (or ≥ it) that the boundary rejects at round t, −1 when none.
+func (b *medianBoundary) count(t int) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.counts) <= t {
+		b.counts = append(b.counts, b.searchCount(len(b.counts)))
+	}
+	return b.counts[t]
+}
+
+// searchCount finds a_t by bisection: M_t(a) decreases in a.
+func (b *medianBoundary) searchCount(t int) int {
+	if t == 0 || b.logMixture(float64(t), 0) < b.logLevel {
+		return -1
+	}
+	lo, hi := 0, t/2+1 // M_t(lo) reaches the level; M_t(hi) does not, or hi is past the median
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if b.logMixture(float64(t), float64(mid)) >= b.logLevel {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// realCount is a_t for a continuous count: the a ≥ 0 with
+// M_t(a) = 2/α, or −1 when even M_t(0) is below it.
+func (b *medianBoundary) realCount(t float64) float64 {
+	if b.logMixture(t, 0) < b.logLevel {
+		return -1
+	}
+	lo, hi := 0.0, t/2
+	if b.logMixture(t, hi) >= b.logLevel {
+		return hi
+	}
+	for range 60 {
+		mid := (lo + hi) / 2
+		if b.logMixture(t, mid) >= b.logLevel {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// radius is u_t = ½ − (a_t + ½)/t for the continuous count: the sequence
+// at round t spans the order statistics a_t+1 and t−a_t, which sit at the
+// quantiles ½ ± u_t of the log-ratios (½ when there is no interval yet).
+func (b *medianBoundary) radius(t float64) float64 {
+	a := b.realCount(t)
+	if a < 0 {
+		return 0.5
+	}
+	return 0.5 - (a+0.5)/t
+}
+
+// logMixture is log M_t(a), the log of the beta-binomial mixture of
+// likelihood ratios against q = ½ over q ~ Beta(r, r) on [0, ½].
+func (b *medianBoundary) logMixture(t, a float64) float64 {
+	x, y := a+b.r, t-a+b.r
+	return (t+1)*math.Ln2 + logBeta(x, y) + logIncBetaHalf(x, y) - logBeta(b.r, b.r)
+}
+
+// logBeta is log B(x, y).
+func logBeta(x, y float64) float64 {
+	lx, _ := math.Lgamma(x)
+	ly, _ := math.Lgamma(y)
+	lxy, _ := math.Lgamma(x + y)
+	return lx + ly - lxy
+}
+
+// logIncBetaHalf is log I_½(x, y), the regularized incomplete beta
+// function at ½, by its continued fraction (Lentz's method) on the side
+// where it converges fast.
+func logIncBetaHalf(x, y float64) float64 {
+	front := -(x+y)*math.Ln2 - logBeta(x, y) // log(½^x ½^y / B(x, y))
+	if 0.5 < (x+1)/(x+y+2) {
+		return front + math.Log(betaFraction(x, y)/x)
+	}
+	return math.Log1p(-math.Exp(front) * betaFraction(y, x) / y)
+}
+
+// betaFraction evaluates the continued fraction of I_½(x, y).
+func betaFraction(x, y float64) float64 {
+	const tiny, eps = 1e-300, 1e-15
+	clamp := func(v float64) float64 {
+		if math.Abs(v) < tiny {
+			return tiny
+		}
+		return v
+	}
+	const z = 0.5
+	c, d := 1.0, 1/clamp(1-(x+y)*z/(x+1))
+	h := d
+	for m := 1.0; m <= 100000; m++ {
+		num := m * (y - m) * z / ((x + 2*m - 1) * (x + 2*m))
+		d = 1 / clamp(1+num*d)
+		c = clamp(1 + num/c)
+		h *= d * c
+		num = -(x + m) * (x + y + m) * z / ((x + 2*m) * (x + 2*m + 1))
+		d = 1 / clamp(1+num*d)
+		c = clamp(1 + num/c)
+		h *= d * c
+		if math.Abs(d*c-1) < eps {
+			break
+		}
+	}
+	return h
 }

@@ -276,6 +276,13 @@ func newSample(values []float64, opt Options) *benchmath.Sample {
 	return benchmath.NewSample(slices.Clone(values), &th) // NewSample sorts in place
 }
 
+// HasInterval reports whether the summary has a confidence interval: a
+// sample too small for one at its confidence (fewer than [MinSamples])
+// gets infinite bounds from benchmath, and an empty one none.
+func (s Summary) HasInterval() bool {
+	return s.N > 0 && !math.IsNaN(s.Lo) && !math.IsNaN(s.Hi) && !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0)
+}
+
 // Spread returns the half-width of the interval relative to the center, a
 // quick noise figure (0.03 means ±3%).
 func (s Summary) Spread() float64 {

@@ -20,8 +20,12 @@ type Result struct {
 	Claimed  string
 	Measured string // what this run measured, one line per check joined by "; "
 	Verdict  Verdict
-	Reason   string
+	Reason   string // why a claim is not testable, or why its checks failed
 	Checks   []CheckResult
+	// NotTested lists the parts of the claim no check tests, each
+	// "<part>: <why>" (spec.Claim.NotTested): the verdict does not cover
+	// them.
+	NotTested []string
 }
 
 // CheckResult is the outcome of one check.
@@ -30,8 +34,10 @@ type CheckResult struct {
 	Measured string
 	Reason   string
 
-	// Context marks a check that holds by construction: shown, never
-	// counted in the claim's verdict.
+	// Context marks a check that is shown and never counted in the
+	// claim's verdict: one that holds by construction or only describes
+	// the setting (spec.Check.Context), and every profile check (see
+	// Counted).
 	Context bool
 	// Look is the look that gave the verdict in a run judged at two looks
 	// (looks.go): 1 or 2; 0 in a run judged once.
@@ -91,7 +97,7 @@ func Evaluate(claims []spec.Claim, samples []*analysis.Sample, opt analysis.Opti
 }
 
 func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, profiles []CellProfile) Result {
-	r := Result{ID: c.ID, Text: c.Text, Claimed: c.Claimed}
+	r := Result{ID: c.ID, Text: c.Text, Claimed: c.Claimed, NotTested: c.NotTested}
 	if c.NotTestable != "" {
 		r.Verdict, r.Reason = NotTestable, c.NotTestable
 		return r
@@ -102,8 +108,8 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 	var counted []int
 	for i, ch := range c.Checks {
 		cr := eval(i, opt)
-		cr.Context = ch.Context
-		if !ch.Context && cr.Verdict != NotTestable {
+		cr.Context = !Counted(ch)
+		if !cr.Context && cr.Verdict != NotTestable {
 			counted = append(counted, i)
 		}
 		r.Checks = append(r.Checks, cr)
@@ -114,7 +120,12 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 }
 
 // summarize fills a claim's Measured, Reason and Verdict from its checks.
+// A claim without checks (declared not testable) keeps its verdict and
+// reason.
 func summarize(r *Result) {
+	if len(r.Checks) == 0 {
+		return
+	}
 	var measured, reasons []string
 	for _, cr := range r.Checks {
 		tag := ""
@@ -132,7 +143,7 @@ func summarize(r *Result) {
 	r.Reason = strings.Join(reasons, "; ")
 	r.Verdict = combine(r.Checks)
 	if r.Verdict == NotTestable && len(r.Checks) > 0 && allContext(r.Checks) {
-		r.Reason = strings.TrimPrefix(r.Reason+"; ", "; ") + "every check of this claim is context: none can fail, so none is counted"
+		r.Reason = strings.TrimPrefix(r.Reason+"; ", "; ") + "every check of this claim is context (it holds by construction, describes the setting, or reads one profiling pass, which gives no run-to-run interval), so none is counted"
 	}
 }
 

@@ -79,17 +79,19 @@ func TestEvaluate(t *testing.T) {
 			Inconclusive, "", "fewer than 6"},
 		{"zero denominator", spec.Claim{Checks: []spec.Check{{Kind: "ratio", Unit: "B/op", Num: "variant=plain", Den: "variant=pool", Op: ">", Value: 1}}},
 			Reproduced, "vs 0", ""},
-		{"crossover in range", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=pool", B: "variant=plain", Axis: "reuse", Min: 30, Max: 45}}},
+		{"crossover in range", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=pool", B: "variant=plain", Axis: "reuse", WinsAbove: "a", Min: 30, Max: 45}}},
 			Reproduced, "between 30 and 40", ""},
-		{"crossover out of range", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=pool", B: "variant=plain", Axis: "reuse", Min: 0, Max: 20}}},
+		{"crossover out of range", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=pool", B: "variant=plain", Axis: "reuse", WinsAbove: "a", Min: 0, Max: 20}}},
 			Contradicted, "crossover at", "expected a crossover"},
-		{"never crosses", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=slow", B: "variant=plain", Axis: "reuse", Min: 20, Max: 40}}},
+		{"never crosses", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=slow", B: "variant=plain", Axis: "reuse", WinsAbove: "a", Min: 20, Max: 40}}},
 			Contradicted, "no crossover", ""},
-		{"never differs", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=same", B: "variant=plain", Axis: "reuse", Min: 20, Max: 40}}},
+		{"never differs", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=same", B: "variant=plain", Axis: "reuse", WinsAbove: "a", Min: 20, Max: 40}}},
 			Inconclusive, "no crossover", "too few points"},
 		{"paired rounds cancel drift", spec.Claim{Checks: []spec.Check{ratioCheck("bench=BenchmarkDrift,v=late", "bench=BenchmarkDrift,v=early", ">", 1)}},
 			Reproduced, "paired over 6 rounds", ""},
 		{"declared not testable", spec.Claim{NotTestable: "needs 64 cores"}, NotTestable, "", "64 cores"},
+		{"crossover the other way", spec.Claim{Checks: []spec.Check{{Kind: "crossover", A: "variant=pool", B: "variant=plain", Axis: "reuse", WinsAbove: "b", Min: 30, Max: 45}}},
+			Contradicted, "crossover at", "cross the other way"},
 		// Six samples have no median interval at 97.5%, the two-sided
 		// interval of a one-sided test at α/4 (Holm across 4 checks).
 		{"one check contradicts, not after Holm", spec.Claim{Checks: []spec.Check{
@@ -115,5 +117,28 @@ func TestEvaluate(t *testing.T) {
 				t.Errorf("reason = %q, want it to contain %q", got.Reason, tt.reason)
 			}
 		})
+	}
+}
+
+// TestNotTestedCarried: a claim's untested parts reach its result, and a
+// claim declared not testable keeps its reason at two looks as at one.
+func TestNotTestedCarried(t *testing.T) {
+	parts := []string{"P99 at depth 8: go test reports no per-call latency"}
+	c := spec.Claim{ID: "B1", Text: "t", NotTested: parts, Checks: []spec.Check{ratioCheck("v=late", "v=early", ">", 1)}}
+	nt := spec.Claim{ID: "B2.fx", Text: "t", NotTestable: "no such library exists"}
+	s := []*analysis.Sample{
+		{Name: analysis.ParseName("BenchmarkDrift/v=early"), Unit: "sec/op", Values: around(10), Rounds: []int{1, 2, 3, 4, 5, 6}},
+		{Name: analysis.ParseName("BenchmarkDrift/v=late"), Unit: "sec/op", Values: around(12), Rounds: []int{1, 2, 3, 4, 5, 6}},
+	}
+	for _, looks := range []int{0, 3} {
+		opt := analysis.DefaultOptions()
+		opt.FirstLook = looks
+		got := Evaluate([]spec.Claim{c, nt}, s, opt)
+		if len(got[0].NotTested) != 1 || got[0].NotTested[0] != parts[0] {
+			t.Errorf("looks %d: NotTested = %q, want %q", looks, got[0].NotTested, parts)
+		}
+		if got[1].Verdict != NotTestable || got[1].Reason != "no such library exists" {
+			t.Errorf("looks %d: a claim declared not testable gave %s, reason %q; want not testable with its reason", looks, got[1].Verdict, got[1].Reason)
+		}
 	}
 }

@@ -41,11 +41,11 @@ func contrast(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) C
 	cr.Estimate = r.Ratio
 	if !r.HasInterval() {
 		cr.Measured = fmt.Sprintf("%s %s = %.3g (paired over %d rounds)", unit, label, r.Ratio, r.N)
-		cr.Verdict, cr.Reason = Inconclusive, fmt.Sprintf("%d rounds are too few for a %.4g%% signed-rank interval", r.N, opt.Confidence*100)
+		cr.Verdict, cr.Reason = Inconclusive, fmt.Sprintf("%d rounds are too few for a %.4g%% %s", r.N, opt.Confidence*100, opt.PairedIntervalName())
 		return cr
 	}
 	cr.Lo, cr.Hi = r.Lo, r.Hi
-	cr.Measured = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (paired over %d rounds: Hodges–Lehmann, %.1f%% signed-rank interval)", unit, label, r.Ratio, r.Lo, r.Hi, r.N, r.Conf*100)
+	cr.Measured = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (paired over %d rounds: median, %.1f%% %s)", unit, label, r.Ratio, r.Lo, r.Hi, r.N, r.Conf*100, opt.PairedIntervalName())
 	cr.Verdict, cr.Reason = th.judge(r.Lo, r.Hi, label)
 	return cr
 }

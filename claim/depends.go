@@ -9,9 +9,13 @@ import (
 	"github.com/perflab/perflab/spec"
 )
 
-// Counted reports whether a check counts in its claim's verdict and can be
-// decided by more timed rounds: not a context check, and not a profile
-// check (profiles come from the separate profiling pass).
+// Counted reports whether a check counts in its claim's verdict, and so
+// can be decided by more timed rounds: not a context check, and not a
+// profile check. A profile check reads the one CPU profile the profiling
+// pass takes of a cell, outside the timed rounds, so its share has no
+// run-to-run interval and more rounds cannot change it: it is always
+// shown as context (a share a verdict rests on is reported per round by
+// the benchmark and tested by a value or ratio check).
 func Counted(ch spec.Check) bool { return !ch.Context && ch.Kind != "profile" }
 
 // Depends returns the indexes of the cells whose samples the check reads:
@@ -112,18 +116,49 @@ func DependsOn(ch spec.Check, cells []plan.Cell, samples []*analysis.Sample) []i
 // "procs" (a cell runs every -test.cpu value); ok is false for a kind that
 // reads no cells (profile) or a selector that does not parse.
 func selectors(ch spec.Check) (sets [][][2]string, ok bool) {
-	var sides [][]string
+	if ch.Kind == "profile" {
+		return nil, false
+	}
+	sides, ok := Sides(ch)
+	if !ok {
+		return nil, false
+	}
+	for _, side := range sides {
+		var out [][2]string
+		for _, p := range side {
+			if p[0] != "procs" {
+				out = append(out, p)
+			}
+		}
+		sets = append(sets, out)
+	}
+	return sets, true
+}
+
+// Sides returns the key=value pairs each side of a check selects, Where
+// included: Num and Den (ratio; profile, Den when set), Num (value,
+// correlation), A and B (crossover), A (knee), and Num and Den with A and
+// with B (contrast), in that order. A knee's or crossover's side selects a
+// series: every cell along its Axis. ok is false for an unknown kind or a
+// selector that does not parse.
+func Sides(ch spec.Check) (sides [][][2]string, ok bool) {
+	var sels [][]string
 	switch ch.Kind {
 	case "ratio":
-		sides = [][]string{{ch.Num}, {ch.Den}}
+		sels = [][]string{{ch.Num}, {ch.Den}}
+	case "profile":
+		sels = [][]string{{ch.Num}}
+		if ch.Den != "" {
+			sels = append(sels, []string{ch.Den})
+		}
 	case "value", "correlation":
-		sides = [][]string{{ch.Num}}
+		sels = [][]string{{ch.Num}}
 	case "crossover":
-		sides = [][]string{{ch.A}, {ch.B}}
+		sels = [][]string{{ch.A}, {ch.B}}
 	case "knee":
-		sides = [][]string{{ch.A}}
+		sels = [][]string{{ch.A}}
 	case "contrast":
-		sides = [][]string{{ch.Num, ch.A}, {ch.Den, ch.A}, {ch.Num, ch.B}, {ch.Den, ch.B}}
+		sels = [][]string{{ch.Num, ch.A}, {ch.Den, ch.A}, {ch.Num, ch.B}, {ch.Den, ch.B}}
 	default:
 		return nil, false
 	}
@@ -131,7 +166,7 @@ func selectors(ch spec.Check) (sets [][][2]string, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	for _, side := range sides {
+	for _, side := range sels {
 		set := append([][2]string(nil), where...)
 		for _, sel := range side {
 			kv, err := spec.ParseSelector(sel)
@@ -140,13 +175,7 @@ func selectors(ch spec.Check) (sets [][][2]string, ok bool) {
 			}
 			set = append(set, kv...)
 		}
-		var out [][2]string
-		for _, p := range set {
-			if p[0] != "procs" {
-				out = append(out, p)
-			}
-		}
-		sets = append(sets, out)
+		sides = append(sides, set)
 	}
-	return sets, true
+	return sides, true
 }

@@ -21,7 +21,7 @@ import (
 // against thresholds, two-sided intervals for crossovers and knees, Holm
 // across a claim's counted checks.
 //
-// The share is a third: at 6 rounds the signed-rank interval's finest
+// The share is a third: at 6 rounds the sign-test interval's finest
 // one-sided level is 1/64 ≈ 0.0156 ≤ α/3, so the first look can decide a
 // check whose six per-round ratios all lie beyond its threshold, and the
 // second look keeps 2α/3. A check near its threshold then gets the
@@ -57,8 +57,8 @@ func evaluateLooks(c spec.Claim, samples []*analysis.Sample, opt analysis.Option
 	first, second := LookOptions(opt)
 	r1 := evaluate(c, analysis.UpToRound(samples, opt.FirstLook), first, profiles)
 	r2 := evaluate(c, samples, second, profiles)
-	if len(r1.Checks) != len(r2.Checks) {
-		return r2 // a claim marked not testable has no checks at either look
+	if len(r2.Checks) == 0 || len(r1.Checks) != len(r2.Checks) {
+		return r2 // a claim marked not testable has no checks at either look, and keeps its reason
 	}
 	for i, cr := range r1.Checks {
 		if cr.Verdict == Reproduced || cr.Verdict == Contradicted {

@@ -221,3 +221,31 @@ func TestLooksMeasuredSaysWhichLook(t *testing.T) {
 		t.Errorf("LookRule does not state the first look's α: %s", LookRule(0.05, 6))
 	}
 }
+
+// TestFirstLookAttainable: the first look spends α/3, one-sided, and the
+// sign-test interval's finest one-sided level at n rounds is 2^−n, so at
+// any planned 6–10 rounds a check whose every per-round ratio lies beyond
+// its threshold is decided at the first look. One round on the wrong side
+// leaves it open at 6–9 rounds (the next level, (n+1)/2^n, exceeds α/3)
+// and not at 10 (11/1024 ≤ α/3).
+func TestFirstLookAttainable(t *testing.T) {
+	claims := []spec.Claim{{ID: "E", Checks: []spec.Check{{Kind: "ratio", Num: "v=b", Den: "v=a", Op: ">", Value: 1.1}}}}
+	for n := 6; n <= 10; n++ {
+		for _, below := range []int{0, 1} {
+			d := make([]float64, n)
+			for i := range d {
+				d[i] = math.Log(1.3) + 0.01*float64(i%3)
+			}
+			for i := range below {
+				d[i] = math.Log(1.05)
+			}
+			opt := analysis.DefaultOptions()
+			opt.FirstLook = n
+			c := Evaluate(claims, roundsOf(d, 1), opt)[0].Checks[0]
+			decided := c.Look == 1 && c.Verdict == Reproduced
+			if want := below == 0 || n == 10; decided != want {
+				t.Errorf("%d rounds, %d below the threshold: look %d %s, want decided at the first look = %v (%s)", n, below, c.Look, c.Verdict, want, c.Measured)
+			}
+		}
+	}
+}

@@ -63,8 +63,17 @@ func TestProfileCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := spec.Claim{ID: "E1", Text: "t", Checks: []spec.Check{tt.check}}
 			r := Evaluate([]spec.Claim{c}, nil, analysis.DefaultOptions(), profiles...)[0]
-			if r.Verdict != tt.want {
-				t.Errorf("verdict %s, want %s (measured %q, reason %q)", r.Verdict, tt.want, r.Measured, r.Reason)
+			if len(r.Checks) != 1 {
+				t.Fatalf("%d check results, want 1", len(r.Checks))
+			}
+			cr := r.Checks[0]
+			if cr.Verdict != tt.want {
+				t.Errorf("check verdict %s, want %s (measured %q, reason %q)", cr.Verdict, tt.want, r.Measured, r.Reason)
+			}
+			// One profiling pass gives no run-to-run interval: a profile
+			// check is shown, never counted.
+			if !cr.Context || r.Verdict != NotTestable || !strings.Contains(r.Reason, "one profiling pass") {
+				t.Errorf("claim verdict %s (reason %q), check context %v; want a profile check shown as context, the claim not testable with the reason", r.Verdict, r.Reason, cr.Context)
 			}
 			if !strings.Contains(r.Measured, tt.measure) {
 				t.Errorf("measured %q, want it to contain %q", r.Measured, tt.measure)

@@ -10,8 +10,8 @@ import (
 
 // ratio judges num/den against its threshold (see Rule). When both cells
 // carry their rounds the ratio is paired by round: analysis's
-// Options.Paired, the Hodges–Lehmann estimate of the per-round log-ratios
-// with the signed-rank interval. Two fallbacks are labelled as such in the
+// Options.Paired, the median of the per-round log-ratios with its
+// sign-test interval (a confidence sequence in a sequential run). Two fallbacks are labelled as such in the
 // measurement: cells with a zero value (no log-ratio), where the per-round
 // ratios' median interval is used, or the difference when the
 // denominator is zero; and cells without rounds, where the interval is
@@ -48,9 +48,9 @@ func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Chec
 		cr.Estimate, cr.Lo, cr.Hi = r.Ratio, r.Lo, r.Hi
 		if !r.HasInterval() {
 			cr.Measured = fmt.Sprintf("%s %s = %.3g (paired over %d rounds)", unit, label, r.Ratio, r.N)
-			return fail(Inconclusive, fmt.Sprintf("%d paired rounds are too few for a %.4g%% signed-rank interval", r.N, opt.Confidence*100))
+			return fail(Inconclusive, fmt.Sprintf("%d paired rounds are too few for a %.4g%% %s", r.N, opt.Confidence*100, opt.PairedIntervalName()))
 		}
-		how = fmt.Sprintf("paired over %d rounds: Hodges–Lehmann, %.1f%% signed-rank interval, p=%.2g", r.N, r.Conf*100, r.P)
+		how = fmt.Sprintf("paired over %d rounds: median, %.1f%% %s, p=%.2g", r.N, r.Conf*100, opt.PairedIntervalName(), r.P)
 	case a != nil && b != nil && allPositive(den.Values):
 		// A zero in num has no log: the per-round ratios themselves.
 		per := pairedRatios(a, b)

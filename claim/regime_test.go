@@ -87,7 +87,7 @@ func TestKneeCheck(t *testing.T) {
 		reason  string
 	}{
 		{"knee at the claim", kneeCheck("lib=bent", 6, 6), Reproduced, "knee at x=6", ""},
-		{"knee within a grid step", kneeCheck("lib=bent", 7, 7), Reproduced, "knee at x=6", ""},
+		{"knee interval reaching beyond the window", kneeCheck("lib=bent", 7, 7), Inconclusive, "knee at x=6", "reaches beyond [6, 8]"},
 		{"knee elsewhere", kneeCheck("lib=bent", 9, 10), Contradicted, "knee at x=6", "lies elsewhere"},
 		{"smooth growth", kneeCheck("lib=smooth", 6, 6), Contradicted, "smooth growth, exponent k=1.5", "grows smoothly"},
 		{"noise", kneeCheck("lib=flat", 6, 6), Inconclusive, "undecided", "neither a knee nor smooth growth"},
@@ -104,8 +104,11 @@ func TestKneeCheck(t *testing.T) {
 				t.Errorf("verdict %s, measured %q, reason %q; want %s, %q, %q", got.Verdict, got.Measured, got.Reason, tt.verdict, tt.measure, tt.reason)
 			}
 			checkFields(t, got)
-			if got.Verdict == Reproduced && !(got.Lo <= got.Estimate && got.Estimate <= got.Hi && got.Lo <= got.BandHi && got.Hi >= got.BandLo) {
-				t.Errorf("reproduced, but the interval [%g, %g] misses the window [%g, %g]", got.Lo, got.Hi, got.BandLo, got.BandHi)
+			if got.Verdict == Reproduced && !(got.Lo <= got.Estimate && got.Estimate <= got.Hi && got.Lo >= got.BandLo && got.Hi <= got.BandHi) {
+				t.Errorf("reproduced, but the interval [%g, %g] is not inside the window [%g, %g]", got.Lo, got.Hi, got.BandLo, got.BandHi)
+			}
+			if got.Verdict == Contradicted && got.Lo <= got.BandHi && got.Hi >= got.BandLo {
+				t.Errorf("contradicted, but the interval [%g, %g] reaches the window [%g, %g]", got.Lo, got.Hi, got.BandLo, got.BandHi)
 			}
 		})
 	}
@@ -145,8 +148,10 @@ func TestKneeCheckRates(t *testing.T) {
 	}
 }
 
-func crossCheck(a, b string, lo, hi float64) spec.Check {
-	return spec.Check{Kind: "crossover", A: a, B: b, Axis: "reuse", Min: lo, Max: hi}
+// crossCheck claims that series a and b cross along reuse in [lo, hi],
+// the series wins ("a" or "b") lower above the crossing.
+func crossCheck(a, b, wins string, lo, hi float64) spec.Check {
+	return spec.Check{Kind: "crossover", A: a, B: b, Axis: "reuse", WinsAbove: wins, Min: lo, Max: hi}
 }
 
 func TestCrossoverCheck(t *testing.T) {
@@ -167,13 +172,23 @@ func TestCrossoverCheck(t *testing.T) {
 		measure string
 		reason  string
 	}{
-		{"crossing inside the range", crossCheck("variant=pool", "variant=plain", 20, 70), Reproduced, "crossover at 4", ""},
-		{"crossing outside the range", crossCheck("variant=pool", "variant=plain", 70, 100), Contradicted, "crossover at", "lies outside"},
-		{"range narrower than the interval", crossCheck("variant=pool", "variant=plain", 43, 45), Inconclusive, "crossover at", "does not lie inside"},
-		{"never crosses", crossCheck("variant=slow", "variant=plain", 30, 60), Contradicted, "no crossover", "expected a crossover"},
-		{"never differs", crossCheck("variant=same", "variant=plain", 30, 60), Inconclusive, "no crossover", "too few points"},
-		{"range beyond the axis", crossCheck("variant=slow", "variant=plain", 120, 150), Inconclusive, "no crossover", "too few points"},
-		{"unmeasured", crossCheck("variant=none", "variant=plain", 30, 60), NotTestable, "", "no sec/op cell"},
+		// The pool is faster below 43.7 and slower above: plain (b) wins above.
+		{"crossing inside the range", crossCheck("variant=pool", "variant=plain", "b", 20, 70), Reproduced, "crossover at 4", ""},
+		{"the same crossing, series swapped", crossCheck("variant=plain", "variant=pool", "a", 20, 70), Reproduced, "crossover at 4", ""},
+		{"crossing the other way in the range", crossCheck("variant=pool", "variant=plain", "a", 20, 70), Contradicted, "plain better above", "cross the other way there"},
+		{"crossing the other way outside the range", crossCheck("variant=pool", "variant=plain", "a", 70, 100), Contradicted, "crossover at", "the only crossings go the other way"},
+		{"higher is better: the pool wins above", func() spec.Check {
+			c := crossCheck("variant=pool", "variant=plain", "a", 20, 70)
+			c.HigherIsBetter = true
+			return c
+		}(), Reproduced, "pool better above", ""},
+		{"crossing outside the range", crossCheck("variant=pool", "variant=plain", "b", 70, 100), Contradicted, "crossover at", "lies outside"},
+		{"range narrower than the interval", crossCheck("variant=pool", "variant=plain", "b", 43, 45), Inconclusive, "crossover at", "does not lie inside"},
+		{"never crosses", crossCheck("variant=slow", "variant=plain", "b", 30, 60), Contradicted, "no crossover", "expected a crossover"},
+		{"never differs", crossCheck("variant=same", "variant=plain", "b", 30, 60), Inconclusive, "no crossover", "too few points"},
+		{"range beyond the axis", crossCheck("variant=slow", "variant=plain", "b", 120, 150), Inconclusive, "no crossover", "too few points"},
+		{"unmeasured", crossCheck("variant=none", "variant=plain", "b", 30, 60), NotTestable, "", "no sec/op cell"},
+		{"direction not stated", crossCheck("variant=pool", "variant=plain", "", 20, 70), NotTestable, "", "set wins_above"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,7 +197,7 @@ func TestCrossoverCheck(t *testing.T) {
 				t.Errorf("verdict %s, measured %q, reason %q; want %s, %q, %q", got.Verdict, got.Measured, got.Reason, tt.verdict, tt.measure, tt.reason)
 			}
 			checkFields(t, got)
-			if got.Verdict != NotTestable && !strings.Contains(got.Measured, "paired over 8 rounds, Benjamini–Hochberg-corrected") {
+			if got.Verdict != NotTestable && !strings.Contains(got.Measured, "paired over 8 rounds, "+analysis.CrossCorrection+"-corrected") {
 				t.Errorf("measured %q does not say how points were compared", got.Measured)
 			}
 		})

@@ -13,11 +13,17 @@ import (
 // paired returns a cell of n rounds whose value in round r is
 // base·(1+drift·r)·(1+jitter(r)): every cell shares the drift, so the
 // ratio of two cells within a round is the ratio of their bases up to the
-// jitter, ±spread at most.
+// jitter, ±spread at most. The jitter's phase depends on every byte of
+// the name, so two cells never jitter alike and a ratio scatters on both
+// sides of the ratio of the bases.
 func paired(name, unit string, base float64, n int, spread float64) *analysis.Sample {
 	s := &analysis.Sample{Name: analysis.ParseName(name), Unit: unit}
+	phase := 0.0
+	for i, c := range []byte(name) {
+		phase += float64(c) * float64(i+1)
+	}
 	for r := 1; r <= n; r++ {
-		jitter := spread * math.Sin(float64(r)*2.3+float64(len(name)))
+		jitter := spread * math.Sin(float64(r)*2.3+phase)
 		s.Values = append(s.Values, base*(1+0.05*float64(r))*(1+jitter))
 		s.Rounds = append(s.Rounds, r)
 	}
@@ -108,7 +114,7 @@ func TestRule(t *testing.T) {
 
 // TestHolmRounds: a directional check at α = 5% is one-sided, so Holm
 // across k counted checks needs the two-sided interval at 1 − 0.1/k. With
-// 6 rounds the signed-rank interval reaches 96.9% at most: a clear
+// 6 rounds the sign-test interval reaches 96.9% at most: a clear
 // contradiction survives Holm across 2 or 3 checks (95%, 96.7%) but not
 // across 4 (97.5%); with 8 rounds (99.2%) it does. One check alone needs
 // no correction.
@@ -188,7 +194,7 @@ func TestPredicateOtherKinds(t *testing.T) {
 }
 
 func TestRuleText(t *testing.T) {
-	for _, frag := range []string{"√F", "equivalence band", "Holm", "context", "signed-rank", "tanh(atanh(r)/2)"} {
+	for _, frag := range []string{"√F", "equivalence band", "Holm", "context", "median of the per-round log-ratios", "sign-test interval", "confidence sequence", "tanh(atanh(r)/2)"} {
 		if !strings.Contains(Rule, frag) {
 			t.Errorf("Rule does not mention %q", frag)
 		}

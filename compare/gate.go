@@ -1,10 +1,24 @@
+// Package compare holds the rules of a comparison that come from the
+// user: CI gate rules such as "sec/op>+5%" ([ParseThresholds], [Check])
+// and config pairings such as "default=go126" ([ParseConfigMap]).
+//
+// The rows a gate reads are computed elsewhere (package findings: the
+// changes, their intervals and their Benjamini–Hochberg adjusted
+// p-values); [Check] only applies the rules to them and rules on every
+// row: [Beyond] only where its change is a discovery (its adjusted
+// p-value is at most α over all rows of the unit) and its whole
+// confidence interval lies beyond the limit, so noise, chance hits among
+// hundreds of benchmarks, or a change too small to matter never fail a
+// build; [Within] where the whole interval lies on the allowed side; and
+// [Undecided] where the gate cannot tell yet (the interval holds the
+// limit, or there is none), so a gate that could not see a change of the
+// limit's size never reads as one that checked.
 package compare
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -98,73 +112,204 @@ func parseThreshold(s string) (Threshold, error) {
 	return Threshold{Unit: tidy, Op: op, Limit: limit, Pct: v, Text: s}, nil
 }
 
-// Failure is a row that breaks a threshold.
-type Failure struct {
-	Row       Row
-	Threshold Threshold
+// Row is one compared benchmark in one unit as a gate reads it: the
+// change (new/old − 1) with its interval, significance, and the p-value
+// adjusted by Benjamini–Hochberg over all rows of the unit.
+type Row struct {
+	Config, Name, Unit string
+	Delta, Lo, Hi      float64 // change and its confidence interval, as ratio − 1
+	P, PAdj            float64
+	Signif             bool // significant on its own (p < α, a non-zero change)
+	Interval           bool // Lo and Hi are an interval (enough samples)
+	Same               bool // every value on both sides is the same
+	// HalfWidth is half the interval's width on the log scale (0.01 for
+	// ±1%), +Inf without an interval.
+	HalfWidth float64
 }
 
-// Check applies the thresholds to the comparison. A row fails a rule of
-// its unit when its change is a discovery and its confidence interval lies
-// wholly beyond the limit. Discoveries are the rows whose U-test p-values
-// pass the Benjamini–Hochberg procedure at α over all rows of the unit:
-// comparing hundreds of benchmarks then does not fail a build on the few
-// that differ by chance (an A/A comparison), while a change that shows in
-// many rows, or strongly in a few, still does. unmatched lists the rules
-// whose unit no compared benchmark reports, usually a typo.
-func (r *Result) Check(ths []Threshold) (fails []Failure, unmatched []Threshold) {
-	alpha := r.Opt.Alpha
+// Decision is what a gate rule decided about one row.
+type Decision int
+
+const (
+	// Undecided: the gate cannot rule on the row yet ([Why] says why).
+	Undecided Decision = iota
+	// Within: the change is on the allowed side of the limit: its whole
+	// interval lies there, or every value on both sides is the same.
+	Within
+	// Beyond: the change breaks the rule: a discovery whose whole
+	// interval lies beyond the limit.
+	Beyond
+)
+
+// String returns "undecided", "within" or "beyond".
+func (d Decision) String() string {
+	switch d {
+	case Within:
+		return "within"
+	case Beyond:
+		return "beyond"
+	}
+	return "undecided"
+}
+
+// weight orders decisions by what a row's verdict shows: a broken rule
+// first, then one that could not decide, then one that found it within.
+func (d Decision) weight() int {
+	switch d {
+	case Beyond:
+		return 2
+	case Undecided:
+		return 1
+	}
+	return 0
+}
+
+// Why says why a rule left a row undecided.
+type Why int
+
+const (
+	// Decided: the rule decided the row.
+	Decided Why = iota
+	// NoInterval: too few samples for an interval, so no change can be
+	// told apart yet.
+	NoInterval
+	// HoldsLimit: the interval contains the limit: the change may lie on
+	// either side of it.
+	HoldsLimit
+	// NoDiscovery: the whole interval lies beyond the limit, but the
+	// change is not a discovery among the rows of its unit (its adjusted
+	// p-value is above α), so it may be one of the chance hits many rows
+	// give.
+	NoDiscovery
+)
+
+// String returns the reason in a few words, for JSON.
+func (w Why) String() string {
+	switch w {
+	case NoInterval:
+		return "no interval"
+	case HoldsLimit:
+		return "interval holds the limit"
+	case NoDiscovery:
+		return "not a discovery"
+	}
+	return ""
+}
+
+// Ruling is one rule applied to one row.
+type Ruling struct {
+	Row       Row
+	Threshold Threshold
+	Decision  Decision
+	Why       Why // Decided unless Decision is Undecided
+	// Distance is how far the change is from the limit on the log scale,
+	// |log(1+Delta) − log(1+Limit)| (0.01 for 1%): about the half-width
+	// the interval must shrink below before the rule can decide. NaN
+	// without an estimate.
+	Distance float64
+}
+
+// Gate is the outcome of a set of rules over the rows of a comparison.
+type Gate struct {
+	Rules []Threshold
+	// Rulings holds every row under every rule of its unit, rule by rule,
+	// rows in their order.
+	Rulings []Ruling
+	// Unmatched lists the rules whose unit no row reports, usually a typo.
+	Unmatched []Threshold
+}
+
+// Check applies the rules to rows compared at level alpha and rules on
+// each row under each rule of its unit ([Rule]). Rows whose p-value is
+// not a number are never discoveries.
+func Check(rows []Row, alpha float64, ths []Threshold) Gate {
 	if !(alpha > 0 && alpha < 1) {
 		alpha = 0.05
 	}
+	g := Gate{Rules: ths}
 	for _, t := range ths {
-		var rows []Row
-		for _, row := range r.Rows {
-			if row.Unit == t.Unit {
-				rows = append(rows, row)
+		seen := false
+		for _, row := range rows {
+			if row.Unit != t.Unit {
+				continue
 			}
+			seen = true
+			g.Rulings = append(g.Rulings, Rule(row, alpha, t))
 		}
-		if len(rows) == 0 {
-			unmatched = append(unmatched, t)
+		if !seen {
+			g.Unmatched = append(g.Unmatched, t)
+		}
+	}
+	return g
+}
+
+// Rule decides one row under one rule at level alpha. A row is Beyond
+// when its change is a discovery (PAdj ≤ alpha, significant on its own)
+// and its whole interval lies beyond the limit; Within when every value
+// is the same on both sides or its whole interval lies on the allowed
+// side (an interval that touches the limit holds it); otherwise
+// Undecided.
+func Rule(row Row, alpha float64, t Threshold) Ruling {
+	r := Ruling{Row: row, Threshold: t, Decision: Undecided, Distance: math.Abs(math.Log1p(row.Delta) - math.Log1p(t.Limit))}
+	lo, hi := row.Lo, row.Hi
+	if t.Op == '<' {
+		// Mirror a "<" rule into a ">" one: a drop below the limit is
+		// what breaks it.
+		lo, hi = -row.Hi, -row.Lo
+	}
+	limit := t.Limit
+	if t.Op == '<' {
+		limit = -limit
+	}
+	switch {
+	case row.Same:
+		r.Decision = Within
+	case !row.Interval || math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(row.HalfWidth, 0) || math.IsNaN(row.HalfWidth):
+		r.Why = NoInterval
+	case lo > limit && row.Signif && row.PAdj <= alpha:
+		r.Decision = Beyond
+	case lo > limit:
+		r.Why = NoDiscovery
+	case hi < limit:
+		r.Decision = Within
+	default:
+		r.Why = HoldsLimit
+	}
+	if math.IsNaN(r.Distance) || math.IsInf(row.Delta, 0) {
+		r.Distance = math.NaN()
+	}
+	return r
+}
+
+// Fails returns the rulings that break their rule.
+func (g Gate) Fails() []Ruling { return g.with(Beyond) }
+
+// Undecided returns the rulings that could not decide.
+func (g Gate) Undecided() []Ruling { return g.with(Undecided) }
+
+func (g Gate) with(d Decision) []Ruling {
+	var out []Ruling
+	for _, r := range g.Rulings {
+		if r.Decision == d {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Of returns the ruling that governs a row (by config, name and unit):
+// the first rule it breaks, else the first that left it undecided, else
+// the first that found it within; false when no rule reads its unit.
+func (g Gate) Of(config, name, unit string) (Ruling, bool) {
+	var out Ruling
+	found := false
+	for _, r := range g.Rulings {
+		if r.Row.Config != config || r.Row.Name != name || r.Row.Unit != unit {
 			continue
 		}
-		cut := bhCutoff(rows, alpha)
-		for _, row := range rows {
-			if row.P <= cut && Breaks(row, t) {
-				fails = append(fails, Failure{Row: row, Threshold: t})
-			}
+		if !found || r.Decision.weight() > out.Decision.weight() {
+			out, found = r, true
 		}
 	}
-	return fails, unmatched
-}
-
-// bhCutoff is the Benjamini–Hochberg p-value cutoff at false discovery rate
-// alpha: the largest p_(k) with p_(k) ≤ k·alpha/m. It is −1 when no row is
-// a discovery.
-func bhCutoff(rows []Row, alpha float64) float64 {
-	ps := make([]float64, 0, len(rows))
-	for _, r := range rows {
-		if !math.IsNaN(r.P) {
-			ps = append(ps, r.P)
-		}
-	}
-	slices.Sort(ps)
-	cut := -1.0
-	for k, p := range ps {
-		if p <= float64(k+1)*alpha/float64(len(ps)) {
-			cut = p
-		}
-	}
-	return cut
-}
-
-// Breaks reports whether one row breaks one rule.
-func Breaks(row Row, t Threshold) bool {
-	if row.Unit != t.Unit || !row.Signif || row.NoCI {
-		return false
-	}
-	if t.Op == '>' {
-		return row.DeltaLo > t.Limit
-	}
-	return row.DeltaHi < t.Limit
+	return out, found
 }

@@ -3,7 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,72 +12,17 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/perflab/perflab/claim"
-	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/store"
 )
 
-func TestComparedPairs(t *testing.T) {
-	cells := func(configs ...string) []plan.Cell {
-		return plan.New([]string{"BenchmarkW"}, []plan.Axis{{Key: "v", Values: []string{"a", "b", "c"}}, {Key: "n", Values: []string{"1", "2"}}}, configs, 1, 1).Cells
-	}
-	label := func(cs []plan.Cell, pairs [][2]int) []string {
-		var out []string
-		for _, p := range pairs {
-			out = append(out, cs[p[0]].String()+" / "+cs[p[1]].String())
-		}
-		return out
-	}
-	one := cells("default")
-	two := cells("default", "off")
-	tests := []struct {
-		name         string
-		cells        []plan.Cell
-		specBy, base string
-		wantBy       string
-		want         []string
-	}{
-		{"spec by and baseline", one, "v", "b", "v", []string{
-			"BenchmarkW/v=a/n=1 @default / BenchmarkW/v=b/n=1 @default", "BenchmarkW/v=a/n=2 @default / BenchmarkW/v=b/n=2 @default",
-			"BenchmarkW/v=c/n=1 @default / BenchmarkW/v=b/n=1 @default", "BenchmarkW/v=c/n=2 @default / BenchmarkW/v=b/n=2 @default"}},
-		{"last varying key, first value", one, "", "", "n", []string{
-			"BenchmarkW/v=a/n=2 @default / BenchmarkW/v=a/n=1 @default", "BenchmarkW/v=b/n=2 @default / BenchmarkW/v=b/n=1 @default",
-			"BenchmarkW/v=c/n=2 @default / BenchmarkW/v=c/n=1 @default"}},
-		{"configs when several", two[:4], "", "", "config", []string{
-			"BenchmarkW/v=a/n=1 @off / BenchmarkW/v=a/n=1 @default", "BenchmarkW/v=a/n=2 @off / BenchmarkW/v=a/n=2 @default"}},
-		{"unknown spec key falls back", two[:2], "size", "64", "config", []string{"BenchmarkW/v=a/n=1 @off / BenchmarkW/v=a/n=1 @default"}},
-		{"nothing varies", one[:1], "", "", "", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			pairs, by := comparedPairs(tc.cells, tc.specBy, tc.base)
-			if got := label(tc.cells, pairs); by != tc.wantBy || !slices.Equal(got, tc.want) {
-				t.Errorf("comparedPairs = %q by %q, want %q by %q", got, by, tc.want, tc.wantBy)
-			}
-		})
-	}
-}
-
-func TestCheckMore(t *testing.T) {
-	// Half-width 10% on the log scale, estimate 5% from the threshold, 10
-	// rounds: four times the rounds are needed, so 30 more.
-	cr := claim.CheckResult{Verdict: claim.Inconclusive, Estimate: 1.05, Threshold: 1}
-	cr.Lo, cr.Hi = 1.05*0.9048374180359595, 1.05*1.1051709180756477
-	// log distance log(1.05) ≈ 0.0488, half-width 0.1: (0.1/0.0488)² × 10 ≈ 42.
-	if got := checkMore(cr, 10); got < 30 || got > 35 {
-		t.Errorf("checkMore = %d, want ≈32", got)
-	}
-	cr.Verdict = claim.Reproduced
-	if got := checkMore(cr, 10); got != -1 {
-		t.Errorf("checkMore of a decided check = %d, want -1", got)
-	}
-}
-
-// TestSequentialRun runs the tiny spec sequentially: an initial pass of
-// whole rounds, then rounds of only the cells of the still undecided
-// claim check, at most MaxRounds, with cpu-sec/op from the fixed-count
-// runs after a cell's first.
+// TestSequentialRun runs the tiny spec sequentially under a judge that
+// keeps one item open, reading the two cells of T1: an initial pass of
+// whole rounds, then rounds of only those cells, each with the noise
+// measured before it, until MaxRounds; cpu-sec/op from the fixed-count
+// runs after a cell's first when it is the unit decided on. How the run
+// stopped is stored with it.
 func TestSequentialRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
@@ -94,49 +39,78 @@ func testSequentialRun(t *testing.T, unit string) {
 	db := openStore(t)
 	s := tinySpec(t)
 	var progress bytes.Buffer
+	open := []plan.Cell{{Bench: "BenchmarkWork", Levels: []string{"variant=b", "n=16"}, Config: "default"},
+		{Bench: "BenchmarkWork", Levels: []string{"variant=a", "n=16"}, Config: "default"}}
+	j := &scriptJudge{db: db, initial: 8, sequential: func(rounds int) Status {
+		return Status{Items: []Item{
+			{Label: "T1 check 1", Cells: open, More: 40, Line: "T1 check 1 still open"},
+			{Label: "decided", Cells: []plan.Cell{{Bench: "BenchmarkWork", Levels: []string{"variant=a", "n=1"}, Config: "gogc50"}}, Decided: true},
+		}}
+	}}
 	res, err := Run(context.Background(), Options{
 		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
 		Seed: 1, NoiseRuns: 3, Progress: &progress, MaxRounds: 11, NoProfile: true, Unit: unit,
+		Judge: j, Repeat: analysis.RepeatEstimate,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
 	}
 	out := progress.String()
-	if res.Status != "complete" || !res.Sequential || res.RoundsDone < initialRounds || res.RoundsDone > 11 {
-		t.Fatalf("result = %+v, want a complete sequential run of 8 to 11 rounds\n%s", res, out)
+	if res.Status != "complete" || !res.Sequential || res.RoundsDone != 11 || res.RoundsTotal != 11 {
+		t.Fatalf("result = %+v, want a complete sequential run of 11 rounds\n%s", res, out)
 	}
-	run, err := db.GetRun(context.Background(), res.RunID)
-	if err != nil || !findings.SamplingOf(run).Sequential {
-		t.Fatalf("stored run is not marked sequential (err %v)", err)
+	if !slices.Equal(j.asked, []int{8, 9, 10, 11}) {
+		t.Errorf("judge asked after rounds %v, want after 8, 9, 10 and 11", j.asked)
 	}
-	note := "(samples: after its first run each cell runs at a fixed iteration count"
-	if unit == UnitCPU {
-		note = "(cpu-sec/op: the benchmark process's CPU time"
-	}
-	for _, want := range []string{"sequential sampling stopped after round", "T1 check 1", "sample efficiency:", note} {
+	for _, want := range []string{"round 9 (sequential, 2 of 12 cells", "1 open: T1 check 1 still open", "sample efficiency:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("progress lacks %q:\n%s", want, out)
+		}
+	}
+	run, err := db.GetRun(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := run.Plan
+	wantUnit, repeats := cmpOr(unit, UnitSec), 5
+	if unit == UnitCPU {
+		repeats = 1
+	}
+	if !p.Sequential || p.Rounds != 8 || p.Decide == nil || p.Decide.Unit != wantUnit || p.Decide.UnitChosen != (unit != "") ||
+		p.Decide.MaxRounds != 11 || p.Decide.Repeats != repeats {
+		t.Errorf("stored plan = %+v (decide %+v), want a sequential plan of 8 initial rounds deciding on %s, at most 11 rounds, %d repetitions", p, p.Decide, wantUnit, repeats)
+	}
+	if p.Stop.Round != 11 || p.Stop.Reason != store.StopMaxRounds || p.Stop.Elapsed <= 0 || p.Stop.CellCost <= 0 {
+		t.Errorf("stored stop = %+v, want round 11 at --max-rounds with its time and a cell's cost", p.Stop)
+	}
+	rounds, err := db.Rounds(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ri := range rounds {
+		if measured := ri.Noise != nil; measured != (ri.Round > 8) {
+			t.Errorf("round %d: noise %+v; want noise stored with every round after the initial pass, and only those", ri.Round, ri.Noise)
+		} else if measured && !(ri.Noise.CV >= 0) {
+			t.Errorf("round %d: calibration CV %g", ri.Round, ri.Noise.CV)
 		}
 	}
 	results, err := db.Results(context.Background(), res.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := mustPlan(t)
-	deps := claim.Depends(s.Claims[0].Checks[0], p.Cells)
 	allowed := map[string]bool{}
-	for _, i := range deps {
-		allowed[p.Cells[i].Name()+"@"+p.Cells[i].Config] = true
+	for _, c := range open {
+		allowed[c.Name()+"@"+c.Config] = true
 	}
 	perRound := map[int]int{}
 	cpu := 0
 	for _, r := range results {
 		round, _ := strconv.Atoi(r.GetConfig("round"))
 		perRound[round]++
-		if round > initialRounds {
-			name := strings.TrimSuffix(r.Name.String(), "-2")
+		if round > 8 {
+			name := "Benchmark" + strings.TrimSuffix(string(r.Name.Full()), "-"+strconv.Itoa(procsOf(r.Name)))
 			if !allowed[name+"@"+r.GetConfig("config")] {
-				t.Errorf("round %d ran %s @%s, which the open check does not read", round, name, r.GetConfig("config"))
+				t.Errorf("round %d ran %s @%s, which the open item does not read", round, name, r.GetConfig("config"))
 			}
 		}
 		// A cell's first run sizes it, so round 1 has no CPU time; later a
@@ -149,13 +123,63 @@ func testSequentialRun(t *testing.T, unit string) {
 			}
 		}
 	}
-	for round := 1; round <= initialRounds; round++ {
+	for round := 1; round <= 8; round++ {
 		if perRound[round] != 12 {
 			t.Errorf("initial round %d stored %d results, want all 12 cells", round, perRound[round])
 		}
 	}
+	for round := 9; round <= 11; round++ {
+		if perRound[round] != 2 {
+			t.Errorf("sequential round %d stored %d results, want the 2 open cells", round, perRound[round])
+		}
+	}
 	if unit == UnitCPU && cpu == 0 {
 		t.Errorf("no %s values stored", UnitCPU)
+	}
+}
+
+// TestSequentialStopsWhenDecided: once the judge decides everything, the
+// run stops and says why, and the caller's env keys (Options.Env) are
+// stored with it; a sequential run without a judge is refused before
+// anything is stored.
+func TestSequentialStopsWhenDecided(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	db := openStore(t)
+	cell := []plan.Cell{{Bench: "BenchmarkWork", Levels: []string{"variant=a", "n=1"}, Config: "default"}}
+	j := &scriptJudge{db: db, initial: 6, sequential: func(rounds int) Status {
+		return Status{Items: []Item{{Label: "x", Cells: cell, Decided: rounds >= 7, More: -1, Line: "x open"}}}
+	}}
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Options{Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 2, NoiseRuns: 3, Progress: &progress, Sequential: true, NoProfile: true, Judge: j,
+		Env: []store.KV{{Key: "part-of", Value: "a bisect"}}})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if env, err := db.Env(context.Background(), res.RunID); err != nil || !slices.Contains(env, store.KV{Key: "part-of", Value: "a bisect"}) {
+		t.Errorf("the run's env lacks Options.Env's key (%v): %v", err, env)
+	}
+	run, err := db.GetRun(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RoundsDone != 7 || run.Plan.Stop.Round != 7 || run.Plan.Stop.Reason != store.StopDecided {
+		t.Errorf("rounds %d, stop %+v; want a stop after round 7, every item decided\n%s", res.RoundsDone, run.Plan.Stop, progress.String())
+	}
+	if run.Plan.Decide == nil || run.Plan.Decide.Repeats != 1 {
+		t.Errorf("decide = %+v; without Options.Repeat a process runs one repetition", run.Plan.Decide)
+	}
+
+	runs, _ := db.Runs(context.Background())
+	_, err = Run(context.Background(), Options{Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+		Seed: 2, NoiseRuns: 3, Progress: io.Discard, Precision: 0.01, NoProfile: true})
+	if err == nil || !strings.Contains(err.Error(), "needs a judge") {
+		t.Errorf("a sequential run without a judge: %v, want refused", err)
+	}
+	if after, _ := db.Runs(context.Background()); len(after) != len(runs) {
+		t.Errorf("the refused run was stored (%d runs, had %d)", len(after), len(runs))
 	}
 }
 
@@ -216,31 +240,6 @@ func TestFixedIters(t *testing.T) {
 	}
 }
 
-// TestSummaryHint: a sec/op run that ends with an undecided comparison
-// points to cpu-sec/op; a decided one, or a cpu-sec/op run, does not.
-func TestSummaryHint(t *testing.T) {
-	const hint = "add --unit cpu-sec/op"
-	open := status{label: "B v=b/a (sec/op)", interval: "1.03 [0.95, 1.12] ±7.8%", more: 9000}
-	done := status{label: "B v=c/a (sec/op)", decided: true, verdict: "within ±1%, includes 1", interval: "1.00 [0.99, 1.01]"}
-	cost := func(int) time.Duration { return time.Second }
-	for _, tc := range []struct {
-		unit string
-		sts  []status
-		want bool
-	}{
-		{UnitSec, []status{done, open}, true},
-		{UnitSec, []status{done}, false},
-		{UnitCPU, []status{done, open}, false},
-	} {
-		var b bytes.Buffer
-		s := &sequential{unit: tc.unit, start: time.Now()}
-		s.summary(&b, tc.sts, 20, "the budget 1m0s is spent", cost)
-		if got := strings.Contains(b.String(), hint); got != tc.want {
-			t.Errorf("unit %s, %d statuses: hint printed %v, want %v:\n%s", tc.unit, len(tc.sts), got, tc.want, b.String())
-		}
-	}
-}
-
 func TestEfficiencyString(t *testing.T) {
 	for _, tc := range []struct {
 		e    efficiency
@@ -259,60 +258,5 @@ func TestEfficiencyString(t *testing.T) {
 		if tc.e.timed >= tc.e.wall/100 && strings.Contains(got, "does not measure") {
 			t.Errorf("%+v: %q has the load-step note", tc.e, got)
 		}
-	}
-}
-
-// TestDecide runs the tiny spec sequentially under a caller's rule
-// (Options.Decide) that stops after round 10: the rule is asked after the
-// initial pass and after each later round, every cell runs in every
-// round, and the run stops exactly when the rule says so; the caller's
-// env keys (Options.Env) are stored with the run.
-func TestDecide(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs a test binary")
-	}
-	db := openStore(t)
-	var progress bytes.Buffer
-	var asked []int
-	decide := func(ctx context.Context, runID int64) (bool, string, error) {
-		done, err := db.RoundsDone(ctx, runID)
-		if err != nil {
-			return false, "", err
-		}
-		asked = append(asked, len(done))
-		return len(done) >= 10, fmt.Sprintf("%d rounds stored", len(done)), nil
-	}
-	res, err := Run(context.Background(), Options{
-		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
-		Seed: 1, NoiseRuns: 3, Progress: &progress, NoProfile: true, Sequential: true, Decide: decide,
-		Env: []store.KV{{Key: "part-of", Value: "a bisect"}},
-	})
-	if err != nil {
-		t.Fatalf("Run: %v\n%s", err, progress.String())
-	}
-	if res.Status != "complete" || res.RoundsDone != 10 {
-		t.Fatalf("result = %+v, want a complete run of 10 rounds\n%s", res, progress.String())
-	}
-	if want := []int{8, 9, 10}; !slices.Equal(asked, want) {
-		t.Errorf("the rule was asked after rounds %v, want %v", asked, want)
-	}
-	results, err := db.Results(context.Background(), res.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perRound := map[string]int{}
-	for _, r := range results {
-		perRound[r.GetConfig("round")]++
-	}
-	for round := 1; round <= 10; round++ {
-		if n := perRound[strconv.Itoa(round)]; n != 12 {
-			t.Errorf("round %d stored %d results, want all 12 cells", round, n)
-		}
-	}
-	if env, err := db.Env(context.Background(), res.RunID); err != nil || !slices.Contains(env, store.KV{Key: "part-of", Value: "a bisect"}) {
-		t.Errorf("the run's env lacks Options.Env's key (%v): %v", err, env)
-	}
-	if !strings.Contains(progress.String(), "decision") || !strings.Contains(progress.String(), "10 rounds stored") {
-		t.Errorf("progress does not show the rule's line:\n%s", progress.String())
 	}
 }

@@ -6,7 +6,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,14 +18,13 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/perflab/perflab/benchmetrics"
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
-	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
+	"github.com/perflab/perflab/unit"
 )
 
 // Options configures one run.
@@ -81,12 +79,16 @@ type Options struct {
 	// (perflab bisect's step), so that even a run killed in its first
 	// round carries them.
 	Env []store.KV
-	// Decide, when set, judges a sequential run in place of its claims
-	// and compared ratios: after the initial pass and after every later
-	// round it reads the run's stored rounds and says whether sampling
-	// may stop, with a line for the progress output. Every cell runs in
-	// every round until it does (perflab bisect's step rule).
-	Decide func(ctx context.Context, runID int64) (done bool, line string, err error)
+
+	// Judge decides which checks and compared ratios are still open:
+	// after each round of a sequential run, and at the first look of a run
+	// of fixed rounds (followup.go). Without one a run is never sequential
+	// and takes no first look.
+	Judge Judge
+	// Repeat is the value of a process from its repetitions' values
+	// (repeats.go; perflab passes their median); nil runs one repetition
+	// per process.
+	Repeat func([]float64) float64
 }
 
 // Result says how a run ended.
@@ -100,21 +102,21 @@ type Result struct {
 	Sequential  bool   // rounds were sampled sequentially: analyse with anytime-valid intervals
 }
 
-// savedPlan is what a run needs to be resumed exactly: it is stored as the
-// run's note, beside the spec text and seed.
-type savedPlan struct {
-	Mode      string            `json:"mode"`
-	Rounds    int               `json:"rounds"`
-	Benchtime string            `json:"benchtime"`
-	CPU       []int             `json:"cpu,omitempty"`
-	NoProfile bool              `json:"no_profile,omitempty"`
-	Cells     []plan.Cell       `json:"cells,omitempty"`
-	Sources   map[string]string `json:"sources,omitempty"`
-	Measure   string            `json:"measure,omitempty"`
-	// Sampling says how the analysis must treat the rounds: sequential
-	// (anytime-valid intervals) or a fixed run with follow-up rounds after
-	// a first look (two looks).
-	findings.Sampling
+// convertCells converts cells between the plan's shape and the one the
+// store keeps them in; nil stays nil.
+func convertCells[To, From ~struct {
+	Bench  string
+	Levels []string
+	Config string
+}](cells []From) []To {
+	if cells == nil {
+		return nil
+	}
+	out := make([]To, len(cells))
+	for i, c := range cells {
+		out[i] = To(c)
+	}
+	return out
 }
 
 // Run executes the experiment. Cancelling ctx stops the cell in flight,
@@ -146,12 +148,12 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	if err := checkOwner(run); err != nil {
 		return nil, err
 	}
-	var saved savedPlan
-	if err := json.Unmarshal([]byte(run.Note), &saved); err != nil || saved.Mode == "" {
+	saved := run.Plan
+	if saved.Mode == "" {
 		return nil, fmt.Errorf("run %d has no stored plan, so it cannot be resumed exactly (it was made by an older perflab); start a new run", runID)
 	}
 	opt.Mode, opt.Rounds, opt.Benchtime, opt.CPU = saved.Mode, saved.Rounds, saved.Benchtime, saved.CPU
-	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, saved.Cells, run.Seed, 0
+	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, convertCells[plan.Cell](saved.Cells), run.Seed, 0
 	opt.Measure = saved.Measure
 	opt.Sources = saved.Sources
 	return execute(ctx, opt, run)
@@ -185,6 +187,11 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if opt.Unit == UnitInstructions && !measure.Instructions {
 		return nil, fmt.Errorf("deciding on %s needs instruction counts: add --measure instructions", UnitInstructions)
 	}
+	if resume == nil {
+		if err := judged(opt); err != nil {
+			return nil, err
+		}
+	}
 	p, err := makePlan(opt, mode)
 	if err != nil {
 		return nil, err
@@ -215,9 +222,15 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	var rules Rules
+	if opt.Judge != nil {
+		rules = opt.Judge.Rules(s)
+	}
 	var seq *sequential
 	if resume == nil {
-		seq = sequentialFor(opt, measure)
+		if seq, err = sequentialFor(opt, measure, rules); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Budget > 0 && resume == nil {
 		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, meas, progress); err != nil {
@@ -225,19 +238,19 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		}
 		p.Rounds = mode.Rounds
 	}
-	seq.initialPass(opt, &mode, p)
+	seq.initialPass(&mode, p)
 
 	run := resume
 	joined := false
 	if run == nil {
-		sampling := findings.Sampling{Sequential: seq != nil}
-		if seq == nil && followsUp(opt) {
-			sampling.FirstLook = mode.Rounds
+		saved := store.Plan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile,
+			Cells: convertCells[store.Cell](opt.Cells), Sources: opt.Sources, Measure: opt.Measure, Sequential: seq != nil, Decide: seq.decide(opt)}
+		if seq == nil && followsUp(opt, rules) {
+			saved.FirstLook = mode.Rounds
 		}
-		note, _ := json.Marshal(savedPlan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile, Cells: opt.Cells, Sources: opt.Sources, Sampling: sampling, Measure: opt.Measure})
 		run = &store.Run{
 			Experiment: s.Name, Mode: opt.Mode, SpecPath: s.File, SpecText: string(s.Source),
-			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Note: string(note), Owner: store.CurrentOwner(),
+			Seed: opt.Seed, RoundsPlanned: mode.Rounds, Plan: saved, Owner: store.CurrentOwner(),
 		}
 		if opt.Shard != nil {
 			if joined, err = joinShardRun(ctx, opt, run, configRows); err != nil {
@@ -249,7 +262,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	} else if err := opt.DB.ClaimRun(ctx, run.ID); err != nil {
 		return nil, err
 	}
-	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Sequential: seq != nil || findings.SamplingOf(run).Sequential, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
+	res := &Result{RunID: run.ID, RoundsTotal: mode.Rounds, Sequential: seq != nil || run.Plan.Sequential, Artifacts: filepath.Join(opt.ArtifactDir, fmt.Sprintf("run-%d", run.ID))}
 	verb := "run"
 	if resume != nil {
 		verb = "resuming run"
@@ -259,8 +272,11 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 
 	finish := func(status string, err error) (*Result, error) {
 		res.Status = status
-		var last bool
-		if status, last = shardStatus(ctx, opt, run.ID, mode.Rounds, status); !last {
+		status, last, serr := shardStatus(ctx, opt, run.ID, mode.Rounds, status)
+		if err == nil {
+			err = serr
+		}
+		if !last {
 			return res, err
 		}
 		// Record the end even when ctx is cancelled.
@@ -298,7 +314,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	}
 
 	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, seq: seq, meas: meas}
-	r.firstLook = findings.SamplingOf(run).FirstLook
+	r.firstLook = run.Plan.FirstLook
 	err = r.runAll(ctx)
 	if err == nil {
 		err = r.followUp(ctx)
@@ -314,7 +330,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return finish("failed", err)
 	}
 
-	if !opt.NoProfile && opt.Shard.owns(1) && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID)) {
+	if !opt.NoProfile && opt.Shard.owns(1) && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID, progress)) {
 		profileAll(ctx, opt, p, mode, bins, res, progress)
 	}
 	phase := "after"
@@ -332,29 +348,19 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 
 // makePlan lays out the cells: the given ones, or the spec's axis product.
 func makePlan(opt Options, mode spec.Mode) (*plan.Plan, error) {
-	s := opt.Spec
 	if opt.Cells != nil {
 		return &plan.Plan{Cells: opt.Cells, Rounds: mode.Rounds, Seed: opt.Seed}, nil
 	}
-	values, err := s.AxisValues(opt.Mode)
-	if err != nil {
-		return nil, err
-	}
-	axes := make([]plan.Axis, len(s.Axes))
-	for i, a := range s.Axes {
-		axes[i] = plan.Axis{Key: a.Key, Values: values[i]}
-	}
-	var configNames []string
-	for _, c := range s.Configs {
-		configNames = append(configNames, c.Name)
-	}
-	return plan.New(s.Benchmarks, axes, configNames, mode.Rounds, opt.Seed), nil
+	return plan.ForSpec(opt.Spec, opt.Mode, mode.Rounds, opt.Seed)
 }
 
 // hasArtifacts reports whether the profiling pass already stored profiles.
-func hasArtifacts(ctx context.Context, db *store.DB, runID int64) bool {
+// When they cannot be read it says so and reports false: the pass runs
+// again.
+func hasArtifacts(ctx context.Context, db *store.DB, runID int64, progress io.Writer) bool {
 	arts, err := db.Artifacts(ctx, runID)
 	if err != nil {
+		fmt.Fprintf(progress, "perflab: cannot tell whether run %d was profiled already, so it is profiled again: %v\n", runID, err)
 		return false
 	}
 	for _, a := range arts {
@@ -409,16 +415,15 @@ func recordEnv(ctx context.Context, opt Options, runID int64, phase string, prog
 	return opt.DB.SetEnv(context.WithoutCancel(ctx), runID, kv)
 }
 
-// unitMeta is the unit metadata stored with a run: which way perflab's
-// own benchmetrics units and the units the spec declares improve. go
-// test's own units (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
+// unitMeta is the unit metadata stored with a run, from the unit table
+// (package unit): which way perflab's own units (CPU time per op,
+// benchmetrics' units) and the units the spec declares improve, the
+// spec's last (the store keeps the last value). go test's own units
+// (sec/op, B/op, allocs/op, MB/s) are known to benchstat.
 func unitMeta(s *spec.Spec) []store.UnitMeta {
-	m := []store.UnitMeta{{Unit: UnitCPU, Key: "better", Value: "lower"}}
-	for _, u := range benchmetrics.Units {
-		m = append(m, store.UnitMeta{Unit: u.Unit, Key: "better", Value: strings.ToLower(u.Better)})
-	}
-	for _, u := range s.Units { // the spec's word wins (the store keeps the last value)
-		m = append(m, store.UnitMeta{Unit: u.Name, Key: "better", Value: u.Better})
+	var m []store.UnitMeta
+	for _, u := range append(unit.Own(), unit.Declared(s)...) {
+		m = append(m, store.UnitMeta{Unit: u.Unit, Key: u.Key, Value: u.Value})
 	}
 	return m
 }
@@ -501,8 +506,9 @@ type rounds struct {
 	runID    int64
 	progress io.Writer
 	res      *Result
-	meas     *measurer   // nil unless instructions are measured too
-	seq      *sequential // nil for a run of fixed rounds
+	meas     *measurer    // nil unless instructions are measured too
+	seq      *sequential  // nil for a run of fixed rounds
+	noise    *store.Noise // measured before the next sequential round; stored with it
 	eff      efficiency
 	failed   int // failed cell runs in the rounds run here
 	// firstLook is the round of a fixed run's first look (followup.go);
@@ -562,11 +568,11 @@ func (r *rounds) runAll(ctx context.Context) error {
 			if err != nil && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			keep, row, skip := cellOutcome(cell, round, out, err, round == firstRound)
+			keep, row := cellOutcome(cell, round, out, err, round == firstRound)
 			results = append(results, keep...)
 			switch {
 			case row == nil:
-			case skip:
+			case row.Skip:
 				skipped = append(skipped, *row)
 			default:
 				failures = append(failures, *row)
@@ -591,7 +597,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 }
 
 // cellOutcome sorts one run of a cell in a round into the results to keep
-// and the row to record (nil for none); skip marks a row that notes a
+// and the row to record (nil for none); a row with Skip set notes a
 // missing sample, not a failure. Planned and later rounds sort alike:
 //   - the binary succeeded but printed some malformed lines: the good
 //     results are kept and the rest recorded as a failure;
@@ -602,26 +608,32 @@ func (r *rounds) runAll(ctx context.Context) error {
 //     step the generator limited); its sample is missing, listed every
 //     round it happens;
 //   - any other error: a failure.
-func cellOutcome(cell plan.Cell, round int, out []*benchfmt.Result, err error, note bool) (keep []*benchfmt.Result, row *store.Failure, skip bool) {
+func cellOutcome(cell plan.Cell, round int, out []*benchfmt.Result, err error, note bool) (keep []*benchfmt.Result, row *store.Failure) {
 	fail := func(reason string) *store.Failure {
 		return &store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: reason}
+	}
+	skip := func(reason string) *store.Failure {
+		f := fail(reason)
+		f.Skip = true
+		return f
 	}
 	var runErr *gotest.RunError
 	isRunErr := errors.As(err, &runErr)
 	switch {
 	case err == nil:
-		return out, nil, false
+		return out, nil
 	case len(out) > 0 && !isRunErr:
-		return out, fail("malformed output ignored: " + err.Error()), false
+		return out, fail("malformed output ignored: " + err.Error())
 	case isRunErr && runErr.Skipped:
 		if !note {
-			return nil, nil, true
+			return nil, nil
 		}
-		return nil, fail(runErr.Reason), true
+		// The driver's reason leads with the word the Skip flag now carries.
+		return nil, skip(strings.TrimPrefix(runErr.Reason, "skipped: "))
 	case isRunErr && runErr.NoResults:
-		return nil, fail("skipped: no result this round (the binary exited cleanly; its benchmarks skipped themselves): " + runErr.Reason), true
+		return nil, skip("no result this round (the binary exited cleanly; its benchmarks skipped themselves): " + runErr.Reason)
 	}
-	return nil, fail(err.Error()), false
+	return nil, fail(err.Error())
 }
 
 // runCell runs one cell and labels its results with the config name (a
@@ -772,7 +784,9 @@ func profileOne(ctx context.Context, opt Options, res *Result, inv gotest.Invoca
 	if err != nil {
 		if ctx.Err() == nil {
 			fmt.Fprintf(progress, "perflab: profiles for %s %s failed: %v\n", config, cell, err)
-			_ = opt.DB.AddFailure(bg, res.RunID, store.Failure{Config: config, Cell: cmpOr(cell, "(profile)"), Reason: "profiling: " + err.Error()})
+			if err := opt.DB.AddFailure(bg, res.RunID, store.Failure{Config: config, Cell: cmpOr(cell, "(profile)"), Reason: "profiling: " + err.Error()}); err != nil {
+				fmt.Fprintf(progress, "perflab: the failed profiling pass could not be recorded: %v\n", err)
+			}
 		}
 		return
 	}
@@ -781,7 +795,9 @@ func profileOne(ctx context.Context, opt Options, res *Result, inv gotest.Invoca
 		if a.path == "" || err != nil {
 			continue
 		}
-		_ = opt.DB.AddArtifact(bg, res.RunID, store.Artifact{Config: config, Cell: cell, Kind: a.kind, Path: a.path, Bytes: st.Size()})
+		if err := opt.DB.AddArtifact(bg, res.RunID, store.Artifact{Config: config, Cell: cell, Kind: a.kind, Path: a.path, Bytes: st.Size()}); err != nil {
+			fmt.Fprintf(progress, "perflab: profile %s could not be recorded with the run (open it by its path): %v\n", a.path, err)
+		}
 	}
 }
 

@@ -3,12 +3,17 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -191,7 +196,7 @@ func TestBrokenConfigDoesNotStopOthers(t *testing.T) {
 	fails, _ := db.Failures(context.Background(), res.RunID)
 	skips := 0
 	for _, f := range fails {
-		if strings.HasPrefix(f.Reason, "skipped: not applicable in this configuration") {
+		if f.Skip && strings.HasPrefix(f.Reason, "not applicable in this configuration") {
 			skips++
 			if f.Round != 1 {
 				t.Errorf("skip recorded in round %d; skips are noted once, in the first round", f.Round)
@@ -307,5 +312,40 @@ func TestExplicitCells(t *testing.T) {
 	}
 	if len(names) != 2 || names["Work/variant=a/n=2-2"]+names["Work/variant=a/n=2"] != 6 {
 		t.Errorf("results by name = %v, want the two given cells × 6 rounds", names)
+	}
+}
+
+// TestCellOutcome sorts a cell run's outcome: skips are typed, carry the
+// driver's reason without its leading word, and are noted once; a failure
+// keeps its error; malformed lines beside good results keep the results.
+func TestCellOutcome(t *testing.T) {
+	cell := plan.Cell{Bench: "BenchmarkX", Levels: []string{"n=1"}, Config: "c"}
+	good := []*benchfmt.Result{{Name: benchfmt.Name("X/n=1"), Iters: 1}}
+	skipped := &gotest.RunError{Reason: "skipped: not applicable in this configuration: needs arenas", Skipped: true}
+	none := &gotest.RunError{Reason: "printed no benchmark results", NoResults: true}
+	tests := []struct {
+		name string
+		out  []*benchfmt.Result
+		err  error
+		note bool
+		keep int
+		row  *store.Failure
+	}{
+		{"results", good, nil, true, 1, nil},
+		{"not applicable, first round", nil, skipped, true, 0,
+			&store.Failure{Round: 3, Config: "c", Cell: "BenchmarkX/n=1", Reason: "not applicable in this configuration: needs arenas", Skip: true}},
+		{"not applicable, later round", nil, skipped, false, 0, nil},
+		{"no result this round", nil, none, false, 0,
+			&store.Failure{Round: 3, Config: "c", Cell: "BenchmarkX/n=1", Reason: "no result this round (the binary exited cleanly; its benchmarks skipped themselves): printed no benchmark results", Skip: true}},
+		{"malformed lines", good, errors.New("line 3: bad value"), false, 1,
+			&store.Failure{Round: 3, Config: "c", Cell: "BenchmarkX/n=1", Reason: "malformed output ignored: line 3: bad value"}},
+		{"failure", nil, errors.New("exit status 2"), true, 0,
+			&store.Failure{Round: 3, Config: "c", Cell: "BenchmarkX/n=1", Reason: "exit status 2"}},
+	}
+	for _, tc := range tests {
+		keep, row := cellOutcome(cell, 3, tc.out, tc.err, tc.note)
+		if len(keep) != tc.keep || !reflect.DeepEqual(row, tc.row) {
+			t.Errorf("%s: kept %d, row %+v; want %d, %+v", tc.name, len(keep), row, tc.keep, tc.row)
+		}
 	}
 }

@@ -6,19 +6,17 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/perflab/perflab/analysis"
-	"github.com/perflab/perflab/claim"
 )
 
 // Follow-up rounds: a run of fixed rounds judged at two looks.
 //
 // After its planned rounds, a run of fixed rounds whose spec has counted
-// claim checks judges them (the first look, at a third of α). The cells
-// that the checks still undecided read then run follow-up rounds —
-// shuffled, interleaved and paired by round like the planned ones — and
-// the analysis judges those checks again on all their rounds (the second
-// look, at the rest of α; claim.LookRule). A check near its threshold gets
+// claim checks (Rules.FirstLook) asks its Judge for them (perflab's judges
+// them at the first look, at a third of α). The cells that the checks
+// still undecided read then run follow-up rounds — shuffled, interleaved
+// and paired by round like the planned ones — and the analysis judges
+// those checks again on all their rounds (the second look, at the rest of
+// α; claim.LookRule). A check near its threshold gets
 // the precision of both looks' rounds instead of a coin toss at the
 // planned few, so two runs of the same code agree on it far more often.
 //
@@ -44,10 +42,11 @@ func followUpAllowance(planned time.Duration) time.Duration {
 }
 
 // followsUp reports whether a new run of fixed rounds gets follow-up
-// rounds: it has counted checks, and is neither sharded (each shard runs
-// only its own rounds) nor told to run exactly its planned rounds.
-func followsUp(opt Options) bool {
-	return !opt.NoFollowUp && opt.Shard == nil && len(countedChecks(opt.Spec)) > 0
+// rounds: it has a judge and counted checks, and is neither sharded (each
+// shard runs only its own rounds) nor told to run exactly its planned
+// rounds.
+func followsUp(opt Options, rules Rules) bool {
+	return !opt.NoFollowUp && opt.Shard == nil && opt.Judge != nil && rules.FirstLook
 }
 
 // timeCell adds one run of plan cell ci to what follow-up rounds cost.
@@ -120,41 +119,31 @@ func (r *rounds) followUp(ctx context.Context) error {
 	} else if len(done) > 0 && slices.Max(done) > n {
 		return nil // a resumed run that had begun its follow-up rounds keeps what it has
 	}
-	results, err := r.opt.DB.Results(ctx, r.runID)
-	if err != nil {
-		return err
+	if r.opt.Judge == nil {
+		return nil
 	}
-	// Every stored round is a planned one here: the first look's options
-	// judge them as the analysis will (claim.LookOptions).
-	first, _ := claim.LookOptions(analysis.DefaultOptions())
+	st, err := r.opt.Judge.FirstLook(ctx, r.runID)
+	if err != nil {
+		return fmt.Errorf("first look after %d rounds: %w", n, err)
+	}
 	var (
-		open    []string
-		reads   [][]int
-		counted int
+		open  []string
+		reads [][]int
 	)
-	samples := analysis.Collect(results)
-	for _, c := range claim.Evaluate(r.opt.Spec.Claims, samples, first) {
-		sc := r.opt.Spec.Claims[claimIndex(r.opt.Spec.Claims, c.ID)]
-		for i, cr := range c.Checks {
-			if i >= len(sc.Checks) || !claim.Counted(sc.Checks[i]) || cr.Verdict == claim.NotTestable {
-				continue
-			}
-			counted++
-			if cr.Verdict == claim.Reproduced || cr.Verdict == claim.Contradicted {
-				continue
-			}
-			var cells []int
-			for _, ci := range claim.DependsOn(sc.Checks[i], r.plan.Cells, samples) {
-				if _, ok := r.bins[r.plan.Cells[ci].Config]; ok {
-					cells = append(cells, ci)
-				}
-			}
-			if len(cells) > 0 {
-				open = append(open, fmt.Sprintf("%s.%d", c.ID, i+1))
-				reads = append(reads, cells)
+	idx := indexOf(r.plan)
+	for _, it := range st.open() {
+		var cells []int
+		for _, ci := range idx.indexes(it.Cells) {
+			if _, ok := r.bins[r.plan.Cells[ci].Config]; ok {
+				cells = append(cells, ci)
 			}
 		}
+		if len(cells) > 0 {
+			open = append(open, it.Label)
+			reads = append(reads, cells)
+		}
 	}
+	counted := len(st.Items)
 	if len(open) == 0 {
 		fmt.Fprintf(r.progress, "perflab: first look after %d rounds: all %d testable counted checks decided; no follow-up rounds\n", n, counted)
 		return nil

@@ -3,95 +3,62 @@ package engine
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/perflab/perflab/analysis"
-	"github.com/perflab/perflab/claim"
-	"github.com/perflab/perflab/findings"
-	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/store"
 )
 
-// undecidedFirst is a claim that the first look cannot decide, whatever
-// the noise, and the second look can: b costs more than a at n=4 and at
-// n=16, where b/a is about 0.7 and 0.27 (a costs 40·n steps, b 100+5·n).
-// Neither check can be reproduced, and a contradiction is judged with
-// Holm across the claim's two checks, at α/3/2 ≈ 0.0083 at the first
-// look: finer than six rounds can reach (1/64), and within reach of
-// seven (1/128) at the second look's 2α/3/2.
-const undecidedFirst = `
-[[claim]]
-id = "T3"
-text = "b costs more than a at n=4 and n=16"
-[[claim.check]]
-kind = "ratio"
-where = "n=4,config=default"
-num = "variant=b"
-den = "variant=a"
-op = ">"
-value = 1
-[[claim.check]]
-kind = "ratio"
-where = "n=16,config=default"
-num = "variant=b"
-den = "variant=a"
-op = ">"
-value = 1
-`
-
-// tinyWithClaim copies the tiny experiment with extra claims appended to
-// its spec, so the stored spec text holds them too.
-func tinyWithClaim(t *testing.T, claims string) *spec.Spec {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"go.mod", "tiny_test.go", "spec.toml"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "tiny", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f == "spec.toml" {
-			b = append(b, claims...)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := spec.Load(filepath.Join(dir, "spec.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// TestFollowUpRounds runs the tiny experiment with a claim the first look
-// cannot decide: after the 6 planned rounds its checks are open, so their
-// four cells (and only they) run follow-up rounds, the run is marked for
-// two looks, and the analysis judges T1 at the first look and T3 at the
-// second while every other table reads rounds 1–6.
-// With NoFollowUp the same run stops at 6 rounds and is judged once.
+// TestFollowUpRounds runs the tiny experiment under a judge whose first
+// look leaves two checks open: after the 6 planned rounds their four
+// cells (and only they) run follow-up rounds, and the run is marked for
+// two looks. A first look that decides everything runs none; with
+// NoFollowUp, or a spec without counted checks (Rules.FirstLook false),
+// the run stops at 6 rounds and is judged once.
 func TestFollowUpRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
 	}
 	ctx := context.Background()
 	db := openStore(t)
-	s := tinyWithClaim(t, undecidedFirst)
-	var progress bytes.Buffer
-	res, err := Run(ctx, Options{
-		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
-		Seed: 1, NoiseRuns: 3, Progress: &progress, NoProfile: true,
-	})
-	if err != nil {
-		t.Fatalf("Run: %v\n%s", err, progress.String())
+	s := tinySpec(t)
+	cells := func(n string) []plan.Cell {
+		return []plan.Cell{{Bench: "BenchmarkWork", Levels: []string{"variant=a", "n=" + n}, Config: "default"},
+			{Bench: "BenchmarkWork", Levels: []string{"variant=b", "n=" + n}, Config: "default"}}
 	}
-	out := progress.String()
+	open := true
+	j := &scriptJudge{db: db, firstLook: true, first: func(rounds int) Status {
+		if rounds != 6 {
+			t.Errorf("first look after %d rounds, want 6", rounds)
+		}
+		return Status{Items: []Item{
+			{Label: "T1.1", Decided: true},
+			{Label: "T3.1", Cells: cells("4"), Decided: !open, More: -1},
+			{Label: "T3.2", Cells: cells("16"), Decided: !open, More: -1},
+		}}
+	}}
+	run := func(noFollowUp bool) (*Result, store.Plan, string) {
+		var progress bytes.Buffer
+		res, err := Run(ctx, Options{
+			Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+			Seed: 1, NoiseRuns: 3, Progress: &progress, NoProfile: true, NoFollowUp: noFollowUp, Judge: j,
+		})
+		if err != nil {
+			t.Fatalf("Run: %v\n%s", err, progress.String())
+		}
+		r, err := db.GetRun(ctx, res.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, r.Plan, progress.String()
+	}
+
+	res, p, out := run(false)
 	// Each check gets its own number of rounds (its cells cost differently:
 	// n=4 and n=16), so the line names both without fixing the numbers.
 	line := regexp.MustCompile(`first look after 6 rounds: 2 of 3 testable counted checks undecided; follow-up rounds within [^:]+: [0-9]+ for [^\n]*`).FindString(out)
@@ -100,6 +67,9 @@ func TestFollowUpRounds(t *testing.T) {
 	}
 	if res.Status != "complete" || res.RoundsDone <= 6 || res.RoundsDone > 6+followUpFactor*6 || res.RoundsTotal != res.RoundsDone {
 		t.Fatalf("result = %+v, want a complete run of 7 to %d rounds\n%s", res, 6+followUpFactor*6, out)
+	}
+	if p.FirstLook != 6 {
+		t.Fatalf("stored first look = %d, want 6 (plan %+v)", p.FirstLook, p)
 	}
 	results, err := db.Results(ctx, res.RunID)
 	if err != nil {
@@ -114,50 +84,22 @@ func TestFollowUpRounds(t *testing.T) {
 			t.Errorf("follow-up round %s ran %s @%s, which no open check reads", round, name, r.GetConfig("config"))
 		}
 	}
-	run, err := db.GetRun(ctx, res.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := findings.SamplingOf(run).FirstLook; got != 6 {
-		t.Fatalf("stored first look = %d, want 6 (note %s)", got, run.Note)
-	}
-	f, err := findings.Load(ctx, db, res.RunID, analysis.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Looks == "" || f.RoundsDone != 6 || f.FollowUp.Rounds != res.RoundsDone-6 || f.FollowUp.Results != 4 {
-		t.Errorf("findings: looks %q, rounds %d, follow-up %+v; want the two-look rule, 6 planned rounds and %d follow-up rounds of 4 cells",
-			f.Looks, f.RoundsDone, f.FollowUp, res.RoundsDone-6)
-	}
-	looks := map[string]claim.CheckResult{}
-	for _, v := range f.Verdicts {
-		for i, c := range v.Checks {
-			looks[fmt.Sprintf("%s.%d", v.ID, i+1)] = c
-		}
-	}
-	if c := looks["T1.1"]; c.Look != 1 || c.Verdict != claim.Reproduced {
-		t.Errorf("T1 (b/a = 0.28 < 1) = %s at look %d, want reproduced at the first look", c.Verdict, c.Look)
-	}
-	for _, id := range []string{"T3.1", "T3.2"} {
-		if c := looks[id]; c.Look != 2 || c.Verdict != claim.Contradicted || !strings.Contains(c.Measured, "second look") {
-			t.Errorf("%s (b/a < 0.75 against > 1) = %s at look %d (%s), want contradicted at the second look", id, c.Verdict, c.Look, c.Measured)
-		}
+
+	open = false
+	res, p, out = run(false)
+	if res.RoundsDone != 6 || p.FirstLook != 6 || !strings.Contains(out, "first look after 6 rounds: all 3 testable counted checks decided; no follow-up rounds") {
+		t.Errorf("first look deciding all: %d rounds, first look %d; want 6 rounds and no follow-up rounds\n%s", res.RoundsDone, p.FirstLook, out)
 	}
 
-	progress.Reset()
-	res, err = Run(ctx, Options{
-		Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
-		Seed: 1, NoiseRuns: 3, Progress: &progress, NoProfile: true, NoFollowUp: true,
-	})
-	if err != nil {
-		t.Fatalf("Run with NoFollowUp: %v\n%s", err, progress.String())
+	open = true
+	res, p, out = run(true)
+	if res.RoundsDone != 6 || p.FirstLook != 0 || strings.Contains(out, "first look") {
+		t.Errorf("NoFollowUp: %d rounds, first look %d; want exactly 6 rounds judged once\n%s", res.RoundsDone, p.FirstLook, out)
 	}
-	run, err = db.GetRun(ctx, res.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.RoundsDone != 6 || findings.SamplingOf(run).FirstLook != 0 || strings.Contains(progress.String(), "first look") {
-		t.Errorf("NoFollowUp: %d rounds, first look %d; want exactly 6 rounds judged once\n%s", res.RoundsDone, findings.SamplingOf(run).FirstLook, progress.String())
+	j.firstLook = false
+	res, p, out = run(false)
+	if res.RoundsDone != 6 || p.FirstLook != 0 || strings.Contains(out, "first look") {
+		t.Errorf("no counted checks: %d rounds, first look %d; want exactly 6 rounds judged once\n%s", res.RoundsDone, p.FirstLook, out)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
@@ -146,11 +145,13 @@ func configOf(s *spec.Spec, name string) spec.Config {
 // settings in the environment, the new units' direction.
 func (ms *measurer) record(ctx context.Context, db *store.DB, runID int64, artifacts string, fresh bool) error {
 	ms.db, ms.runID, ms.artifacts = db, runID, artifacts
-	if arts, err := db.Artifacts(ctx, runID); err == nil {
-		for _, a := range arts {
-			if a.Kind == cachegrind.ArtifactKind {
-				ms.files[a.Path] = true
-			}
+	arts, err := db.Artifacts(ctx, runID)
+	if err != nil {
+		return err
+	}
+	for _, a := range arts {
+		if a.Kind == cachegrind.ArtifactKind {
+			ms.files[a.Path] = true
 		}
 	}
 	if !fresh {
@@ -189,7 +190,7 @@ func (ms *measurer) measure(ctx context.Context, r *rounds, bin string, cell pla
 	for _, t := range timed {
 		cpu := 1
 		if ms.explicitCPU {
-			cpu = analysis.ParseName("Benchmark" + string(t.Name.Full())).Procs
+			cpu = procsOf(t.Name)
 		}
 		n, ok := ms.ns[measureKey(cell, cpu)]
 		if !ok {
@@ -273,6 +274,21 @@ func (ms *measurer) saveFuncs(ctx context.Context, cell plan.Cell, rec cachegrin
 		return ms.db.AddArtifact(context.WithoutCancel(ctx), ms.runID, store.Artifact{Config: cell.Config, Cell: cell.Name(), Kind: cachegrind.ArtifactKind, Path: path, Bytes: size})
 	}
 	return nil
+}
+
+// procsOf is the GOMAXPROCS of a go test result name: its "-N" suffix,
+// or 1 without one. A "-N" right after "=" or "/" is a value, not the
+// suffix ("n=-3").
+func procsOf(name benchfmt.Name) int {
+	full := string(name.Full())
+	i := strings.LastIndexByte(full, '-')
+	if i <= 0 || i == len(full)-1 || full[i-1] == '=' || full[i-1] == '/' {
+		return 1
+	}
+	if p, err := strconv.Atoi(full[i+1:]); err == nil && p > 0 {
+		return p
+	}
+	return 1
 }
 
 // drain returns and forgets the failures collected since the last call.

@@ -3,11 +3,14 @@ package engine
 import (
 	"bytes"
 	"context"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/plan"
@@ -99,7 +102,7 @@ func TestMeasureInstructions(t *testing.T) {
 			}
 		}
 	}
-	if hasArtifacts(ctx, db, res.RunID) {
+	if hasArtifacts(ctx, db, res.RunID, io.Discard) {
 		t.Error("per-function counts count as profiles: a resumed run would skip its profiling pass")
 	}
 }
@@ -131,9 +134,32 @@ func TestSequentialDefaultUnit(t *testing.T) {
 		{UnitCPU, spec.Measure{Instructions: true}, UnitCPU},
 		{UnitSec, spec.Measure{Instructions: true}, UnitSec},
 	} {
-		s := sequentialFor(Options{Budget: time.Minute, Unit: tt.unit}, tt.measure)
-		if s.unit != tt.want {
-			t.Errorf("unit %q, measure %+v: decides on %s, want %s", tt.unit, tt.measure, s.unit, tt.want)
+		s, err := sequentialFor(Options{Budget: time.Minute, Unit: tt.unit, Judge: &scriptJudge{}}, tt.measure, Rules{InitialRounds: 8})
+		if err != nil || s.unit != tt.want {
+			t.Errorf("unit %q, measure %+v: decides on %+v (%v), want %s", tt.unit, tt.measure, s, err, tt.want)
+		}
+	}
+}
+
+// TestProcsOf reads the GOMAXPROCS suffix of result names as go test
+// prints them, and not a negative value that ends a name.
+func TestProcsOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want int
+	}{
+		{"Work/n=4-8", 8},
+		{"Work/n=4", 1},
+		{"Work-2", 2},
+		{"Work/n=-3", 1},
+		{"Work/n=-3-4", 4},
+		{"Work/-5", 1},
+		{"Work/n=4-", 1},
+		{"Work/n=4-x", 1},
+		{"Work/n=4-0", 1},
+	} {
+		if got := procsOf(benchfmt.Name(tc.name)); got != tc.want {
+			t.Errorf("procsOf(%q) = %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"golang.org/x/perf/benchfmt"
-
-	"github.com/perflab/perflab/analysis"
 )
 
 // Repetitions inside one benchmark process.
@@ -12,7 +10,9 @@ import (
 // iteration count N, each of the cell's processes times the benchmark as
 // repeats back-to-back repetitions of N/repeats iterations (-test.count)
 // instead of one run of N, and the process's value of each unit is the
-// median of its repetitions (analysis.RepeatEstimate). Interference that
+// statistic Options.Repeat gives of its repetitions (perflab's: their
+// median, analysis.RepeatEstimate). Without one, a process runs one
+// repetition. Interference that
 // spoils part of a process's run then spoils a minority of its
 // repetitions, not its whole sample. The process is still the unit of the
 // round: one value per cell per round, paired with the other cells of the
@@ -29,18 +29,25 @@ const minRepeatIters = 20
 
 // repeatsFor is the number of repetitions for a cell fixed at n
 // iterations.
-func repeatsFor(n int) int {
-	if n/repeats < minRepeatIters {
+func (r *rounds) repeatsFor(n int) int {
+	if r.opt.Repeat == nil || n/repeats < minRepeatIters {
 		return 1
 	}
 	return repeats
 }
 
 // combineRepeats merges the k results one process printed for the same
-// benchmark into one: each unit's value is analysis.RepeatEstimate of the
+// benchmark into one with combineRepeats.
+func (r *rounds) combineRepeats(out []*benchfmt.Result, k int) (*benchfmt.Result, bool) {
+	return combineRepeats(out, k, r.opt.Repeat)
+}
+
+// combineRepeats merges the k results one process printed for the same
+// benchmark into one: each unit's value is the statistic est of the
 // repetitions' values, Iters their sum. ok is false unless out holds k
-// results of one name with the same iteration count and the same units.
-func combineRepeats(out []*benchfmt.Result, k int) (*benchfmt.Result, bool) {
+// results of one name with the same iteration count and the same units,
+// or when k > 1 and est is nil.
+func combineRepeats(out []*benchfmt.Result, k int, est func([]float64) float64) (*benchfmt.Result, bool) {
 	if len(out) != k || k < 1 {
 		return nil, false
 	}
@@ -52,6 +59,9 @@ func combineRepeats(out []*benchfmt.Result, k int) (*benchfmt.Result, bool) {
 	}
 	if k == 1 {
 		return first, true
+	}
+	if est == nil {
+		return nil, false
 	}
 	c := first.Clone()
 	c.Iters = 0
@@ -72,8 +82,8 @@ func combineRepeats(out []*benchfmt.Result, k int) (*benchfmt.Result, bool) {
 		if len(xs) != k {
 			return nil, false
 		}
-		c.Values[i].Value = analysis.RepeatEstimate(xs)
-		c.Values[i].OrigValue = analysis.RepeatEstimate(orig)
+		c.Values[i].Value = est(xs)
+		c.Values[i].OrigValue = est(orig)
 	}
 	return c, true
 }

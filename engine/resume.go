@@ -103,11 +103,13 @@ func checkBinaries(ctx context.Context, opt Options, run *store.Run, now []store
 		fmt.Fprintf(progress, "perflab: run %d: test binaries identical to the recorded ones; resuming\n", run.ID)
 		return run, nil
 	}
-	if env, err := opt.DB.Env(ctx, run.ID); err == nil {
-		for _, kv := range env {
-			if kv.Key == "goversion" {
-				e.OldToolchain = kv.Value
-			}
+	env, err := opt.DB.Env(ctx, run.ID)
+	if err != nil {
+		fmt.Fprintf(progress, "perflab: run %d's recorded toolchain cannot be read, so the refusal below cannot name it: %v\n", run.ID, err)
+	}
+	for _, kv := range env {
+		if kv.Key == "goversion" {
+			e.OldToolchain = kv.Value
 		}
 	}
 	e.NewToolchain = goVersion(ctx, opt)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -93,8 +94,8 @@ func TestResumeAfterCodeChange(t *testing.T) {
 				}
 				newRun, _ := db.GetRun(context.Background(), res2.RunID)
 				oldRun, _ := db.GetRun(context.Background(), res.RunID)
-				if newRun.Seed != oldRun.Seed || newRun.Note != oldRun.Note {
-					t.Errorf("new run's plan differs: seed %d note %s, want seed %d note %s", newRun.Seed, newRun.Note, oldRun.Seed, oldRun.Note)
+				if newRun.Seed != oldRun.Seed || !reflect.DeepEqual(newRun.Plan, oldRun.Plan) {
+					t.Errorf("new run's plan differs: seed %d plan %+v, want seed %d plan %+v", newRun.Seed, newRun.Plan, oldRun.Seed, oldRun.Plan)
 				}
 				cfgNew, _ := db.Configs(context.Background(), res2.RunID)
 				if cfgNew[0].BinaryHash == cfgBefore[0].BinaryHash {

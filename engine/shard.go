@@ -127,16 +127,20 @@ func joinShardRun(ctx context.Context, opt Options, run *store.Run, built []stor
 
 // shardStatus is the status a shard leaves the run in: the run is complete
 // (or partial) only when every planned round is stored; until then it stays
-// "running" for the other shards.
-func shardStatus(ctx context.Context, opt Options, runID int64, planned int, status string) (string, bool) {
+// "running" for the other shards. When the stored rounds cannot be read it
+// stays running too, and the error says why.
+func shardStatus(ctx context.Context, opt Options, runID int64, planned int, status string) (string, bool, error) {
 	if opt.Shard == nil || (status != "complete" && status != "partial") {
-		return status, true
+		return status, true, nil
 	}
 	done, err := opt.DB.RoundsDone(context.WithoutCancel(ctx), runID)
-	if err != nil || len(done) < planned {
-		return "running", false
+	if err != nil {
+		return "running", false, fmt.Errorf("the run is left running: %w", err)
 	}
-	return status, true
+	if len(done) < planned {
+		return "running", false, nil
+	}
+	return status, true, nil
 }
 
 func hostID() string {

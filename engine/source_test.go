@@ -103,7 +103,7 @@ func TestSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(run.Note, `"sources"`) || !strings.Contains(run.Note, newDir) {
-		t.Errorf("stored plan %s lacks the sources, so a resume would build the wrong code", run.Note)
+	if run.Plan.Sources["new"] != newDir {
+		t.Errorf("stored plan %+v lacks the sources, so a resume would build the wrong code", run.Plan)
 	}
 }

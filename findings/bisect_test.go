@@ -300,7 +300,7 @@ func TestBisectSearchUnderNoise(t *testing.T) {
 // truth where an error is likeliest.
 func TestBisectStepAtHalfway(t *testing.T) {
 	const alphaK = 0.01
-	steps, se := trials(400, 100, alphaK)
+	steps, se := trials(300, 100, alphaK)
 	for i, nm := range bisectNoise {
 		t.Run(nm.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(i)+7, 3))

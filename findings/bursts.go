@@ -9,17 +9,39 @@ import (
 	"github.com/perflab/perflab/store"
 )
 
-// NoiseKey is the run environment key under which a sequential run
-// records the noise measured before each of its rounds:
+// NoiseKey is the run environment key under which older versions recorded
+// the noise measured before each round of a sequential run:
 // "ROUND:CV%/LOAD" entries separated by spaces, with a trailing "*" on a
-// round flagged as a noise burst.
+// round flagged as a noise burst. Runs stored since keep it with each
+// round (store.RoundInfo.Noise).
 const NoiseKey = "noise-per-round"
 
-// BurstRounds are the rounds of a run flagged as noise bursts (see
-// NoiseKey), sorted. The flag depends only on the calibration loop
-// measured before the round, never on benchmark values. Flagged rounds are
-// reported and kept in every statistic.
-func BurstRounds(env []store.KV) []int {
+// BurstRounds are the rounds of a run flagged as noise bursts, sorted:
+// each round measured with noise (rounds) is judged by [IsBurst] against
+// the rounds before it; a run stored by an older version keeps the flags
+// it recorded under [NoiseKey] in env. The flag depends only on the
+// calibration loop measured before the round, never on benchmark values.
+// Flagged rounds are reported and kept in every statistic.
+func BurstRounds(env []store.KV, rounds []store.RoundInfo) []int {
+	var cvs []float64
+	var flagged []int
+	for _, r := range rounds {
+		if r.Noise == nil {
+			continue
+		}
+		if IsBurst(r.Noise.CV, cvs) {
+			flagged = append(flagged, r.Round)
+		}
+		cvs = append(cvs, r.Noise.CV)
+	}
+	if cvs != nil {
+		return flagged
+	}
+	return recordedBursts(env)
+}
+
+// recordedBursts reads the flags an older version recorded under NoiseKey.
+func recordedBursts(env []store.KV) []int {
 	var out []int
 	for _, kv := range env {
 		if kv.Key != NoiseKey {

@@ -1,14 +1,22 @@
-// Package findings computes, for one stored run, everything any output
-// shows: per-cell summaries, knees (found and rejected, with why),
+// Package findings computes every view of stored runs and benchmark
+// files that any output shows, each as one typed value: for one run
+// ([Of]), its summaries, knees (found and rejected, with why),
 // crossovers, per-point paired ratios against the baseline with their
-// geomeans, config ratios, scaling efficiency, profile shares, claim
-// verdicts, failure counts and warnings.
+// geomeans, config ratios, scaling efficiency, profile shares,
+// instructions per op, claim verdicts, failure counts and warnings; two
+// runs or files compared benchmark by benchmark ([Compare]); two configs
+// of one run paired round by round ([Paired], perflab ab); one benchmark
+// across runs with its change points ([LoadHistory]); and the analysis of
+// files or a run along an axis ([AnalyzeRun], [AnalyzeSets]).
 //
-// [Of] is the one place where a run's statistics are computed (by calling
-// package analysis, claim and profshare). The Markdown and HTML reports, the
-// terminal tables, perflab serve and "analyze --json" render the [Run] it
-// returns and compute nothing, so they cannot disagree: the same run at the
-// same α gives the same verdicts everywhere.
+// It is the one place where those statistics are computed (by calling
+// package analysis, claim and profshare), and every view of a run reads
+// the same rounds: its planned ones, follow-up rounds serving the claim
+// checks alone. Package report writes the values as text (terminal,
+// Markdown, HTML, JSON); perflab's commands and perflab serve render
+// through it and compute nothing, so they cannot disagree: the same runs
+// at the same α give the same numbers everywhere. Unit directions come
+// from package unit.
 package findings
 
 import (
@@ -24,6 +32,7 @@ import (
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
+	"github.com/perflab/perflab/unit"
 )
 
 // Input is everything stored about one run.
@@ -80,8 +89,19 @@ type Run struct {
 	// FollowUp counts the follow-up rounds after the first look and the
 	// benchmark results they measured.
 	FollowUp FollowUp
-	Machines *Machines              // nil unless the rounds came from several machines
-	higher   func(unit string) bool // see HigherIsBetter
+	Machines *Machines // nil unless the rounds came from several machines
+	// Instructions holds the instructions-per-op comparisons (nil when
+	// the run did not count instructions); InstructionProblems the
+	// per-function files that could not be read.
+	Instructions        []InstrRow
+	InstructionProblems []string
+	// MinSamples is the fewest samples a median's interval needs at the
+	// run's confidence (6 at 95%).
+	MinSamples int
+	units      *unit.Table // see Units
+	// Sequential is how a sequential run's sampling ended and what it had
+	// decided (judge.go); nil for other runs.
+	Sequential *Sequential
 
 	RoundsDone, Cells int
 	Failed, Skipped   int
@@ -135,11 +155,7 @@ func Read(ctx context.Context, db *store.DB, runID int64, opt analysis.Options) 
 
 // Of computes everything the outputs show about one run.
 func Of(in Input) *Run {
-	if in.Opt.Alpha == 0 || in.Opt.Confidence == 0 {
-		def := analysis.DefaultOptions()
-		in.Opt.Alpha = cmp.Or(in.Opt.Alpha, def.Alpha)
-		in.Opt.Confidence = cmp.Or(in.Opt.Confidence, def.Confidence)
-	}
+	in.Opt = withDefaults(in.Opt)
 	f := &Run{Input: in, MainUnit: "sec/op"}
 	all := analysis.Collect(in.Results)
 	f.Samples = all
@@ -155,7 +171,7 @@ func Of(in Input) *Run {
 		f.RoundsDone = max(f.RoundsDone, len(s.Values))
 	}
 	f.Cells = countCells(f.Samples)
-	f.higher = Directions(in.UnitMeta, in.Spec)
+	f.MinSamples = analysis.MinSamples(in.Opt.Confidence)
 	f.Profiles = cellProfiles(&in)
 	f.Shares = shares(f.Profiles, in.Opt.Confidence)
 	f.countFailures()
@@ -163,9 +179,7 @@ func Of(in Input) *Run {
 		a := s.Analysis
 		f.MainUnit = cmp.Or(a.Unit, f.MainUnit)
 		f.Axis, f.By, f.Baseline = a.Axis, a.By, a.Baseline
-		if f.By != "" && f.Baseline == "" {
-			f.Baseline = firstValue(s, f.Samples, f.By)
-		}
+		f.Baseline = baselineOf(s, f.Samples, f.By, f.Baseline)
 		if a.Axis != "" {
 			f.knees()
 			if a.By != "" {
@@ -175,6 +189,7 @@ func Of(in Input) *Run {
 		if f.By != "" {
 			f.Against = Ratios(f.Samples, RatioSpec{Axis: f.Axis, By: f.By, Baseline: f.Baseline, Unit: f.MainUnit}, in.Opt)
 			f.Geomeans = Geomeans(f.Samples, RatioSpec{Axis: f.Axis, By: f.By, Baseline: f.Baseline, Unit: f.MainUnit}, in.Opt)
+			judgeRatios(f.Against, f.Geomeans, f.Units())
 		}
 		f.Scaling = f.scaling()
 		f.Verdicts = claim.Evaluate(s.Claims, all, in.Opt, f.Profiles...)
@@ -183,15 +198,21 @@ func Of(in Input) *Run {
 		f.Warnings = append(f.Warnings, "the run's spec could not be read ("+in.SpecErr.Error()+"), so no claims were judged")
 	}
 	f.ConfigRatios = f.configRatios()
+	f.Instructions, f.InstructionProblems = instructions(f)
 	f.Machines = f.machines()
 	if in.Run != nil && in.Run.Status == "interrupted" {
 		f.Warnings = append(f.Warnings, "this run was interrupted: the tables use the "+strconv.Itoa(f.RoundsDone)+" completed rounds")
 	}
-	if bursts := BurstRounds(in.Env); len(bursts) > 0 {
+	seq, err := sequentialOf(&in)
+	if err != nil {
+		f.Warnings = append(f.Warnings, "how the sequential sampling ended cannot be shown: "+err.Error())
+	}
+	f.Sequential = seq
+	if bursts := BurstRounds(in.Env, in.Rounds); len(bursts) > 0 {
 		f.Warnings = append(f.Warnings, burstWarning(bursts))
 	}
-	if f.RoundsDone > 0 && f.RoundsDone < 6 {
-		f.Warnings = append(f.Warnings, "fewer than 6 rounds: medians have no confidence interval and claims stay inconclusive")
+	if f.RoundsDone > 0 && f.RoundsDone < f.MinSamples {
+		f.Warnings = append(f.Warnings, "fewer than "+strconv.Itoa(f.MinSamples)+" rounds: medians have no confidence interval and claims stay inconclusive")
 	}
 	return f
 }
@@ -254,7 +275,7 @@ func countCells(samples []*analysis.Sample) int {
 func (f *Run) countFailures() {
 	for _, x := range f.Failures {
 		switch {
-		case strings.HasPrefix(x.Reason, "skipped: "): // not applicable, not a failure
+		case x.Skip: // not applicable, not a failure
 			f.Skipped++
 		case strings.Contains(x.Reason, "perflab: incorrect:"):
 			f.Incorrect++
@@ -265,24 +286,30 @@ func (f *Run) countFailures() {
 	}
 }
 
-// firstValue is the first value of key in the spec's axis of that name, or
-// the first seen among the samples.
-func firstValue(s *spec.Spec, samples []*analysis.Sample, key string) string {
-	for _, a := range s.Axes {
-		if a.Key == key && len(a.Quick) > 0 {
-			return a.Quick[0]
+// baselineOf is the value of by the others are compared with: the one
+// given (the spec's or the user's), else the first value of the spec's
+// axis of that key, else the first seen among the samples; "" without by.
+func baselineOf(s *spec.Spec, samples []*analysis.Sample, by, given string) string {
+	if by == "" || given != "" {
+		return given
+	}
+	if s != nil {
+		for _, a := range s.Axes {
+			if a.Key == by && len(a.Quick) > 0 {
+				return a.Quick[0]
+			}
 		}
 	}
 	for _, smp := range samples {
-		if v, ok := smp.Value(key); ok {
+		if v, ok := smp.Value(by); ok {
 			return v
 		}
 	}
 	return ""
 }
 
-// AxisOrder sorts the distinct values of key across samples, numerically
-// when they all are numbers.
+// AxisOrder lists the distinct values of key across samples in natural
+// order (analysis.NaturalOrder).
 func AxisOrder(samples []*analysis.Sample, key string) []string {
 	var vals []string
 	for _, s := range samples {
@@ -290,18 +317,5 @@ func AxisOrder(samples []*analysis.Sample, key string) []string {
 			vals = append(vals, v)
 		}
 	}
-	numeric := true
-	for _, v := range vals {
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			numeric = false
-		}
-	}
-	if numeric {
-		slices.SortStableFunc(vals, func(a, b string) int {
-			x, _ := strconv.ParseFloat(a, 64)
-			y, _ := strconv.ParseFloat(b, 64)
-			return cmp.Compare(x, y)
-		})
-	}
-	return vals
+	return analysis.NaturalOrder(vals)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/driver/cachegrind"
+	"github.com/perflab/perflab/store"
 )
 
 // topFuncs is how many functions each instructions comparison lists.
@@ -21,10 +22,10 @@ type InstrRow struct {
 	Funcs               *cachegrind.FuncDiff // nil without per-function counts
 }
 
-// Instructions computes the instructions comparisons of a run: nil when
+// instructions computes the instructions comparisons of a run: nil when
 // it did not measure instructions. problems lists per-function files that
 // could not be read.
-func Instructions(f *Run) (rows []InstrRow, problems []string) {
+func instructions(f *Run) (rows []InstrRow, problems []string) {
 	var samples []*analysis.Sample
 	for _, s := range f.Samples {
 		if s.Unit == cachegrind.UnitInstructions {
@@ -34,10 +35,10 @@ func Instructions(f *Run) (rows []InstrRow, problems []string) {
 	if len(samples) == 0 {
 		return nil, nil
 	}
-	funcs, problems := funcMedians(f)
+	funcs, problems := funcMedians(f.Artifacts)
 	for _, p := range instructionPairs(f, samples) {
 		row := InstrRow{Name: p.num.Name.Full, Config: p.numConfig, Label: p.label,
-			Summary: analysis.Summarize(p.num.Values, f.Opt), Ratio: f.Opt.Paired(p.num.ByRound(), p.den.ByRound())}
+			Summary: f.Summary(p.num), Ratio: f.Opt.Paired(p.num.ByRound(), p.den.ByRound())}
 		old, new := funcs[p.denConfig][p.den.Name.Full], funcs[p.numConfig][p.num.Name.Full]
 		if old != nil && new != nil {
 			d := cachegrind.Changes(old, new, topFuncs, 0.01)
@@ -127,11 +128,12 @@ func instructionPairs(in *Run, samples []*analysis.Sample) []cellPair {
 	return pairs
 }
 
-// funcMedians reads the run's per-function counts: config → benchmark full
-// name → function → median instructions per op.
-func funcMedians(in *Run) (map[string]map[string]map[string]float64, []string) {
+// funcMedians reads a run's per-function counts from its artifacts: config
+// → benchmark full name → function → median instructions per op (nil when
+// it has none); problems lists the files that could not be read.
+func funcMedians(artifacts []store.Artifact) (map[string]map[string]map[string]float64, []string) {
 	paths := map[string][]string{}
-	for _, a := range in.Artifacts {
+	for _, a := range artifacts {
 		if a.Kind == cachegrind.ArtifactKind {
 			paths[a.Config] = append(paths[a.Config], a.Path)
 		}

@@ -2,7 +2,6 @@ package findings
 
 import (
 	"cmp"
-	"encoding/json"
 	"slices"
 
 	"github.com/perflab/perflab/analysis"
@@ -34,15 +33,12 @@ func cellProfiles(in *Input) []claim.CellProfile {
 
 // profiledProcs is the GOMAXPROCS the profiling pass ran at: the run's one
 // -test.cpu value, or 0 when it ran several or none (the machine's default).
-// The run's stored plan (its note) records the list it used; the spec's
-// mode is the fallback.
+// The run's stored plan records the list it used; the spec's mode is the
+// fallback.
 func profiledProcs(in *Input) int {
-	var plan struct {
-		CPU []int `json:"cpu"`
-	}
 	cpu := []int(nil)
-	if in.Run != nil && json.Unmarshal([]byte(in.Run.Note), &plan) == nil && plan.CPU != nil {
-		cpu = plan.CPU
+	if in.Run != nil && in.Run.Plan.CPU != nil {
+		cpu = in.Run.Plan.CPU
 	} else if in.Spec != nil && in.Run != nil {
 		if m, err := in.Spec.Mode(in.Run.Mode); err == nil {
 			cpu = m.CPU

@@ -19,7 +19,7 @@ var contended = filepath.Join("..", "profshare", "testdata", "contended.pprof")
 func profileInput(t *testing.T, specText string) *Run {
 	t.Helper()
 	in := Input{
-		Run: &store.Run{ID: 1, Experiment: "alloc", Mode: "quick", Note: `{"mode":"quick","cpu":[1]}`},
+		Run: &store.Run{ID: 1, Experiment: "alloc", Mode: "quick", Plan: store.Plan{Mode: "quick", CPU: []int{1}}},
 		Artifacts: []store.Artifact{
 			{Config: "default", Cell: "BenchmarkAlloc/variant=pooled/gomaxprocs=2", Kind: "cpu", Path: filepath.Join(t.TempDir(), "gone.pprof")},
 			{Config: "default", Cell: "BenchmarkAlloc/variant=plain/gomaxprocs=2", Kind: "cpu", Path: contended},
@@ -70,17 +70,17 @@ func TestProfiledProcs(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		note string
+		plan store.Plan
 		spec *spec.Spec
 		want int
 	}{
-		{"one value in the stored plan", `{"mode":"quick","cpu":[4]}`, sp, 4},
-		{"several values", `{"mode":"quick","cpu":[1,2]}`, sp, 0},
-		{"no stored plan: the spec's mode", `not json`, sp, 2},
-		{"no cpu list anywhere", `{"mode":"quick"}`, nil, 0},
+		{"one value in the stored plan", store.Plan{Mode: "quick", CPU: []int{4}}, sp, 4},
+		{"several values", store.Plan{Mode: "quick", CPU: []int{1, 2}}, sp, 0},
+		{"no stored plan: the spec's mode", store.Plan{}, sp, 2},
+		{"no cpu list anywhere", store.Plan{Mode: "quick"}, nil, 0},
 	}
 	for _, tt := range tests {
-		in := &Input{Run: &store.Run{Mode: "quick", Note: tt.note}, Spec: tt.spec}
+		in := &Input{Run: &store.Run{Mode: "quick", Plan: tt.plan}, Spec: tt.spec}
 		if got := profiledProcs(in); got != tt.want {
 			t.Errorf("%s: procs %d, want %d", tt.name, got, tt.want)
 		}
@@ -140,9 +140,10 @@ text = "no profile for pooled"
 	if len(in.Verdicts) != len(want) {
 		t.Fatalf("%d verdicts, want %d", len(in.Verdicts), len(want))
 	}
+	// A profile check reads one profiling pass: judged, shown, never counted.
 	for i, v := range in.Verdicts {
-		if string(v.Verdict) != want[i] {
-			t.Errorf("%s: %s (%s %s), want %s", v.ID, v.Verdict, v.Measured, v.Reason, want[i])
+		if len(v.Checks) != 1 || string(v.Checks[0].Verdict) != want[i] || !v.Checks[0].Context {
+			t.Errorf("%s: %+v (%s %s), want one context check %s", v.ID, v.Checks, v.Measured, v.Reason, want[i])
 		}
 	}
 	if !strings.Contains(in.Verdicts[0].Measured, "heap-lock-share plain [gomaxprocs=2] = ") {

@@ -2,7 +2,6 @@ package findings
 
 import (
 	"cmp"
-	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -17,34 +16,8 @@ type RatioSpec struct{ Axis, By, Baseline, Unit string }
 
 // PointRatio is one point's paired ratio value/baseline.
 type PointRatio struct {
-	X string // the axis value; without an axis, the rest of the name ("" when none)
+	X string `json:"x"` // the axis value; without an axis, the rest of the name ("" when none)
 	analysis.Ratio
-}
-
-// MarshalJSON writes the ratio with null for a missing estimate or interval.
-func (p PointRatio) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		X string `json:"x"`
-		ratioJSON
-	}{p.X, toJSON(p.Ratio)})
-}
-
-type ratioJSON struct {
-	N     int      `json:"rounds"`
-	Ratio *float64 `json:"ratio"`
-	Lo    *float64 `json:"lo"`
-	Hi    *float64 `json:"hi"`
-	P     float64  `json:"p"`
-}
-
-func toJSON(r analysis.Ratio) ratioJSON {
-	num := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		return &x
-	}
-	return ratioJSON{N: r.N, Ratio: num(r.Ratio), Lo: num(r.Lo), Hi: num(r.Hi), P: r.P}
 }
 
 // Comparison is one series' By=Value against By=Baseline: the paired
@@ -65,6 +38,11 @@ type Comparison struct {
 	Below int `json:"below"`
 	Above int `json:"above"`
 	Same  int `json:"same"`
+	// Better and Worse read the geomean in the unit's direction: its
+	// interval excludes 1 on the side that is an improvement, or the
+	// other.
+	Better bool `json:"better"`
+	Worse  bool `json:"worse"`
 }
 
 // GeomeanRow is one By value's paired geomean ratio to the baseline
@@ -76,6 +54,8 @@ type GeomeanRow struct {
 	Unit     string     `json:"unit"`
 	Points   int        `json:"points"`
 	Geomean  PointRatio `json:"geomean"`
+	Better   bool       `json:"better"` // the geomean is an improvement in the unit's direction
+	Worse    bool       `json:"worse"`
 }
 
 type ratioGroup struct {
@@ -238,38 +218,16 @@ func valueOrder(samples []*analysis.Sample, by, baseline string) []string {
 			vals = append(vals, v)
 		}
 	}
-	if !isNumeric(vals) {
-		slices.SortStableFunc(vals, analysis.CompareNames)
-	}
 	return vals
 }
 
-func isNumeric(vals []string) bool {
-	for _, v := range vals {
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// pointOrder lists a group's points numerically when they are numbers,
-// else in name order.
+// pointOrder lists a group's points in natural order.
 func pointOrder(m map[string]*analysis.Sample) []string {
 	xs := make([]string, 0, len(m))
 	for x := range m {
 		xs = append(xs, x)
 	}
-	if isNumeric(xs) {
-		slices.SortFunc(xs, func(a, b string) int {
-			x, _ := strconv.ParseFloat(a, 64)
-			y, _ := strconv.ParseFloat(b, 64)
-			return cmp.Compare(x, y)
-		})
-	} else {
-		slices.SortFunc(xs, analysis.CompareNames)
-	}
-	return xs
+	return analysis.NaturalOrder(xs)
 }
 
 // ConfigRatios compares every cell of each config with the same cell of

@@ -1,7 +1,6 @@
 package findings
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"golang.org/x/perf/benchfmt"
@@ -11,29 +10,28 @@ import (
 )
 
 // Sampling is how a run's rounds were sampled, as far as its analysis must
-// know. The engine stores it in the run's note (beside the plan it needs
-// to resume the run), and [Read] applies it, so that every output analyses
-// a run under the rule its sampling calls for.
+// know: the part of the run's stored plan (store.Plan) that [Read]
+// applies, so that every output analyses a run under the rule its
+// sampling calls for.
 type Sampling struct {
 	// Sequential marks a run whose later rounds were sampled until its
 	// checks were decided: its paired comparisons need anytime-valid
 	// intervals (analysis.Options.Anytime).
-	Sequential bool `json:"sequential,omitempty"`
+	Sequential bool
 	// FirstLook is the round after which a run of fixed rounds judged its
 	// claim checks and ran follow-up rounds of the cells of the undecided
 	// ones: its checks are judged at two looks (claim.LookRule,
 	// analysis.Options.FirstLook).
-	FirstLook int `json:"first_look,omitempty"`
+	FirstLook int
 }
 
-// SamplingOf reads a stored run's sampling from its note; a run without one
-// (or with a note that is not JSON) was sampled in fixed rounds.
+// SamplingOf reads a stored run's sampling from its plan; a run without one
+// was sampled in fixed rounds.
 func SamplingOf(run *store.Run) Sampling {
-	var s Sampling
-	if run != nil {
-		_ = json.Unmarshal([]byte(run.Note), &s)
+	if run == nil {
+		return Sampling{}
 	}
-	return s
+	return Sampling{Sequential: run.Plan.Sequential, FirstLook: run.Plan.FirstLook}
 }
 
 // Options returns opt set for analysing a run sampled this way.

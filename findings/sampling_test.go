@@ -11,17 +11,16 @@ import (
 
 func TestSampling(t *testing.T) {
 	tests := []struct {
-		note      string
+		plan      store.Plan
 		want      Sampling
 		anytime   bool
 		firstLook int
 		planned   int // of results in rounds 1, 6, 7 and 9
 	}{
-		{`{"mode":"quick","rounds":6}`, Sampling{}, false, 0, 4},
-		{`{"mode":"quick","rounds":6,"first_look":6}`, Sampling{FirstLook: 6}, false, 6, 2},
-		{`{"mode":"quick","rounds":8,"sequential":true}`, Sampling{Sequential: true}, true, 0, 4},
-		{`not json`, Sampling{}, false, 0, 4},
-		{``, Sampling{}, false, 0, 4},
+		{store.Plan{Mode: "quick", Rounds: 6}, Sampling{}, false, 0, 4},
+		{store.Plan{Mode: "quick", Rounds: 6, FirstLook: 6}, Sampling{FirstLook: 6}, false, 6, 2},
+		{store.Plan{Mode: "quick", Rounds: 8, Sequential: true}, Sampling{Sequential: true}, true, 0, 4},
+		{store.Plan{}, Sampling{}, false, 0, 4},
 	}
 	var results []*benchfmt.Result
 	for _, round := range []string{"1", "6", "7", "9"} {
@@ -29,16 +28,16 @@ func TestSampling(t *testing.T) {
 			Config: []benchfmt.Config{{Key: "round", Value: []byte(round)}}, Values: []benchfmt.Value{{Value: 1, Unit: "sec/op"}}})
 	}
 	for _, tc := range tests {
-		s := SamplingOf(&store.Run{Note: tc.note})
+		s := SamplingOf(&store.Run{Plan: tc.plan})
 		if s != tc.want {
-			t.Errorf("SamplingOf(%q) = %+v, want %+v", tc.note, s, tc.want)
+			t.Errorf("SamplingOf(%+v) = %+v, want %+v", tc.plan, s, tc.want)
 		}
 		opt := s.Options(analysis.DefaultOptions())
 		if opt.Anytime != tc.anytime || opt.FirstLook != tc.firstLook {
-			t.Errorf("%q: options anytime %v first look %d, want %v %d", tc.note, opt.Anytime, opt.FirstLook, tc.anytime, tc.firstLook)
+			t.Errorf("%+v: options anytime %v first look %d, want %v %d", tc.plan, opt.Anytime, opt.FirstLook, tc.anytime, tc.firstLook)
 		}
 		if got := len(s.Planned(results)); got != tc.planned {
-			t.Errorf("%q: Planned kept %d of 4 results, want %d", tc.note, got, tc.planned)
+			t.Errorf("%+v: Planned kept %d of 4 results, want %d", tc.plan, got, tc.planned)
 		}
 	}
 	if got := SamplingOf(nil); got != (Sampling{}) {

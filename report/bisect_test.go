@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"strings"
 	"testing"
 	"time"
@@ -99,7 +100,12 @@ func TestBisectReport(t *testing.T) {
 			if err := report.BisectHTML(&page, b); err != nil {
 				t.Fatal(err)
 			}
-			if n := sameSections(t, md.String(), page.String()); n < 10 {
+			for _, line := range strings.Split(md.String(), "\n") {
+				if h, ok := strings.CutPrefix(line, "## "); ok && !strings.Contains(page.String(), "<h2>"+html.EscapeString(h)+"</h2>") {
+					t.Errorf("Markdown section %q is not an HTML section", h)
+				}
+			}
+			if n := sameCells(t, md.String(), page.String()); n < 10 {
 				t.Errorf("only %d Markdown cells compared:\n%s", n, md.String())
 			}
 		})

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchunit"
 
@@ -29,6 +31,7 @@ func sections(f *findings.Run, opt HTMLOptions, withHTML bool) []Section {
 	}
 	add(claimsSection(f, opt, withHTML))
 	add(ratiosSection(f, withHTML))
+	add(sequentialSection(f))
 	add(machinesSection(f))
 	add(environmentSection(f))
 	add(stagesSection(f))
@@ -75,6 +78,8 @@ func checkMeasured[V ~string](measured, reason string, verdict V) string {
 
 func predicateOf(c claim.CheckResult) string { return cmp.Or(c.Predicate, "—") }
 
+// checkVerdict is a check's verdict with the look that gave it, in a run
+// judged at two looks, and "context" for a check that is not counted.
 func checkVerdict(c claim.CheckResult) string {
 	look := ""
 	if c.Look > 0 && (c.Verdict == claim.Reproduced || c.Verdict == claim.Contradicted) {
@@ -84,6 +89,87 @@ func checkVerdict(c claim.CheckResult) string {
 		return string(c.Verdict) + look + " (context, not counted)"
 	}
 	return string(c.Verdict) + look
+}
+
+// finite reports whether x is a number other than ±Inf.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkFigure is a check's measured value with its interval, "1.05 [0.986,
+// 1.12]"; "—" when it measured nothing. A result whose Lo and Hi are both
+// zero predates intervals: it has none.
+func checkFigure(c claim.CheckResult) string {
+	switch {
+	case !finite(c.Estimate):
+		return "—"
+	case !finite(c.Lo) || !finite(c.Hi) || (c.Lo == 0 && c.Hi == 0):
+		return fmt.Sprintf("%.3g (no interval)", c.Estimate)
+	}
+	return fmt.Sprintf("%.3g [%.3g, %.3g]", c.Estimate, c.Lo, c.Hi)
+}
+
+// counted reports whether a check counts in its claim's verdict.
+func counted(c claim.CheckResult) bool { return !c.Context && c.Verdict != claim.NotTestable }
+
+// deciding returns the index of the counted check that decides the claim's
+// verdict (the first contradicted one of a contradicted claim, the first
+// undecided one of an inconclusive claim, the first counted one of a
+// reproduced claim, all of whose counted checks agree; else the first
+// counted one) and the number of counted checks; -1 when none counts.
+func deciding(v claim.Result) (i, n int) {
+	i = -1
+	for j, c := range v.Checks {
+		if !counted(c) {
+			continue
+		}
+		n++
+		if i < 0 && (v.Verdict == claim.Reproduced || c.Verdict == v.Verdict) {
+			i = j
+		}
+	}
+	if i < 0 && n > 0 {
+		i = slices.IndexFunc(v.Checks, counted)
+	}
+	return i, n
+}
+
+// claimFigure is what this run measured for a claim: its deciding check's
+// figure, named when the claim counts several checks.
+func claimFigure(v claim.Result) string {
+	i, n := deciding(v)
+	if i < 0 {
+		return "—"
+	}
+	fig := checkFigure(v.Checks[i])
+	if n > 1 {
+		fig += fmt.Sprintf(" (%s.%d)", v.ID, i+1)
+	}
+	return fig
+}
+
+// firstSentence splits a text longer than most runes after its first
+// sentence: ("A. B. C", "B. C"). A shorter text, or one of one sentence,
+// comes back whole.
+func firstSentence(s string, most int) (head, rest string) {
+	if utf8.RuneCountInString(s) <= most {
+		return s, ""
+	}
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] != '.' || s[i+1] != ' ' {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(s[i+2:]); unicode.IsUpper(r) {
+			return s[:i+1], s[i+2:]
+		}
+	}
+	return s, ""
+}
+
+// marks numbers a section's notes in the order they are made.
+type marks int
+
+func (m *marks) note(text string, open bool) *Note {
+	*m++
+	return &Note{Mark: strconv.Itoa(int(*m)), Text: Plain(text), Open: open}
 }
 
 // lookWords qualify the claims paragraph of a two-look run: the split of
@@ -104,88 +190,114 @@ func looksLine(f *findings.Run) string {
 	return fmt.Sprintf("%s This run: %d follow-up rounds of %d benchmark results.", f.Looks, f.FollowUp.Rounds, f.FollowUp.Results)
 }
 
+// judgedWords is how the run's checks were judged: the one-sided level
+// and the intervals it uses.
+func judgedWords(f *findings.Run) string {
+	split, levels := lookWords(f)
+	return fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g%s: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%)%s. Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, split, f.CheckConfidence*100, f.Opt.Confidence*100, levels)
+}
+
+// claimsSection is the claims part of a report: one line per claim (its
+// verdict, the article's figure, what this run measured), then every
+// check with the predicate it tested, then how checks are judged, folded.
+// Long texts (reasons, measurements, the rest of a claimed figure) are
+// the tables' notes.
 func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 	if len(f.Verdicts) == 0 {
 		return nil
 	}
 	s := &Section{ID: "claims", Title: "Claims"}
-	split, levels := lookWords(f)
+	var m marks
 	s.Blocks = append(s.Blocks,
-		para(fmt.Sprintf("Each claim is checked on cells measured side by side in this run; the article's absolute figures are context (“claimed”). Each check is a one-sided test at α=%.3g%s: its interval is the two-sided %.0f%% one (crossovers and knees: %.0f%%)%s. Every check's tested predicate is printed beside its verdict.", 1-f.Opt.Confidence, split, f.CheckConfidence*100, f.Opt.Confidence*100, levels)),
-		para(Rule))
-	if l := looksLine(f); l != "" {
-		s.Blocks = append(s.Blocks, para(l))
-	}
+		para("One line per claim: its verdict, the article's figure and what this run measured, from the counted check that decides the verdict (named when the claim counts several checks). Then every check with the predicate it tested. How a check is judged follows the tables."),
+		Block{Table: claimsSummary(f, opt, &m)})
 	if withHTML {
 		s.Blocks = append(s.Blocks, Block{HTML: forestLegend})
 	}
-	t := &Table{Class: "claims", Head: []string{"ID", "claim", "claimed", "tested predicate", "measured here", "verdict"}}
+	s.Blocks = append(s.Blocks, Block{Table: claimChecks(f, withHTML, &m)})
+	judged := []Block{para(judgedWords(f)), para(Rule)}
+	if l := looksLine(f); l != "" {
+		judged = append(judged, para(l))
+	}
+	summary := "How each check is judged: α, intervals, the rule"
+	if f.Looks != "" {
+		summary += ", two looks"
+	}
+	s.Blocks = append(s.Blocks, Block{Details: &Details{Summary: summary, Blocks: judged}})
+	return s
+}
+
+// claimsSummary is one row per claim: ID, verdict (with the reason when
+// not testable), the article's figure, the measured figure.
+func claimsSummary(f *findings.Run, opt HTMLOptions, m *marks) *Table {
+	t := &Table{Class: "claims summary", Head: []string{"claim", "verdict", "claimed (article)", "measured here (deciding check)"}}
 	for _, v := range f.Verdicts {
-		row := Row{Class: verdictClass(v.Verdict), ID: "claim-" + v.ID}
-		id := cell(v.ID)
+		id := Cell{Text: Plain(v.ID), Tip: v.Text}
 		if f.Spec != nil && f.Spec.Article != "" {
 			id.Href = articleHref(opt, f.Spec.Article)
 		}
-		pred, measured := "", checkMeasured(v.Measured, v.Reason, v.Verdict)
-		var plot Cell
-		if len(v.Checks) == 1 {
-			pred = predicateOf(v.Checks[0])
-			if withHTML {
-				plot.Plot = forestPlot(v.Checks[0])
-			}
+		verdict := Cell{Text: Plain(string(v.Verdict)), Strong: true, Class: "verdict " + verdictClass(v.Verdict)}
+		if v.Verdict == claim.NotTestable && v.Reason != "" {
+			verdict.Note = m.note(v.Reason, true)
 		}
-		if string(v.Verdict) == string(claim.NotTestable) && len(v.Checks) == 0 {
-			pred = "not testable"
+		head, rest := firstSentence(cmp.Or(v.Claimed, "—"), 140)
+		claimed := Cell{Text: Plain(head), Class: "claimed"}
+		if rest != "" {
+			claimed.Note = m.note(rest, false)
 		}
-		m := cell(measured)
-		m.Class, m.Plot = "measured", plot.Plot
-		row.Cells = []Cell{id, cell(v.Text), cell(v.Claimed), cell(pred), m, {Text: Plain(string(v.Verdict)), Strong: true, Class: "verdict " + verdictClass(v.Verdict)}}
-		t.Rows = append(t.Rows, row)
-		if len(v.Checks) < 2 {
-			continue
+		measured := Cell{Text: Plain(claimFigure(v)), Class: "figure"}
+		t.Rows = append(t.Rows, Row{Class: verdictClass(v.Verdict), ID: "claim-" + v.ID, Cells: []Cell{id, verdict, claimed, measured}})
+	}
+	return t
+}
+
+// claimChecks is, per claim, a row with the claim's text and verdict, a
+// row per untested part, and a row per check: its predicate, its measured
+// figure (with a forest plot in HTML), its verdict.
+func claimChecks(f *findings.Run, withHTML bool, m *marks) *Table {
+	t := &Table{Class: "claims checks", Head: []string{"check", "claim / tested predicate", "measured here", "verdict"}}
+	for _, v := range f.Verdicts {
+		t.Rows = append(t.Rows, Row{Class: "claim " + verdictClass(v.Verdict), ID: "checks-" + v.ID, Cells: []Cell{
+			{Text: Plain(v.ID), Strong: true}, {Text: Plain(v.Text), Class: "text"}, cell(""), {Text: Plain(string(v.Verdict)), Class: "verdict " + verdictClass(v.Verdict)}}})
+		for _, p := range v.NotTested {
+			t.Rows = append(t.Rows, Row{Class: "nottested", Cells: []Cell{cell(""), {Text: Plain("not tested here: " + p), Class: "text"}, cell(""), cell("")}})
 		}
 		for i, c := range v.Checks {
-			m := cell(checkMeasured(c.Measured, c.Reason, c.Verdict))
-			m.Class = "measured"
+			measured := Cell{Text: Plain(checkFigure(c)), Class: "figure"}
+			verdict := Cell{Text: Plain(checkVerdict(c)), Class: "verdict " + verdictClass(c.Verdict)}
+			if d := checkMeasured(c.Measured, c.Reason, c.Verdict); d != "" {
+				if c.Verdict == claim.NotTestable {
+					verdict.Note = m.note(d, true)
+				} else {
+					measured.Note = m.note(d, false)
+				}
+			}
 			if withHTML {
-				m.Plot = forestPlot(c)
+				measured.Plot = forestPlot(c)
 			}
 			class := "check " + verdictClass(c.Verdict)
 			if c.Context {
 				class += " context"
 			}
-			t.Rows = append(t.Rows, Row{Class: class, Cells: []Cell{cell(fmt.Sprintf("%s.%d", v.ID, i+1)), cell("check " + strconv.Itoa(i+1)), cell(""), cell(predicateOf(c)), m, {Text: Plain(checkVerdict(c)), Class: "verdict " + verdictClass(c.Verdict)}}})
+			t.Rows = append(t.Rows, Row{Class: class, Cells: []Cell{cell(fmt.Sprintf("%s.%d", v.ID, i+1)), {Text: Plain(predicateOf(c)), Class: "predicate"}, measured, verdict}})
 		}
 	}
-	s.Blocks = append(s.Blocks, Block{Table: t})
-	return s
+	return t
 }
 
 // ---- by how much ----
 
-// FmtRatio formats a paired ratio as "×0.83 [0.81, 0.85]".
-func FmtRatio(r analysis.Ratio) string {
-	switch {
-	case r.N == 0 || math.IsNaN(r.Ratio):
-		return "—"
-	case !r.HasInterval():
-		return fmt.Sprintf("×%.3g [no interval, %d rounds]", r.Ratio, r.N)
-	}
-	return fmt.Sprintf("×%.3g [%.3g, %.3g]", r.Ratio, r.Lo, r.Hi)
-}
-
-// reading says what a ratio below or above 1 means for the unit.
-func reading(f *findings.Run, unit string, r analysis.Ratio) string {
-	if !r.Excludes(1) {
+// reading says what a geomean ratio below or above 1 means for the unit,
+// as findings judged it in the unit's direction.
+func reading(unit string, r analysis.Ratio, better, worse bool) string {
+	if !better && !worse {
 		return "no significant difference"
 	}
-	pct := (r.Ratio - 1) * 100
-	better := (r.Hi < 1) != f.HigherIsBetter(unit)
 	word := "worse"
 	if better {
 		word = "better"
 	}
-	return fmt.Sprintf("%+.1f%% %s (%s)", pct, unit, word)
+	return fmt.Sprintf("%+.1f%% %s (%s)", (r.Ratio-1)*100, unit, word)
 }
 
 func ratiosSection(f *findings.Run, withHTML bool) *Section {
@@ -193,7 +305,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 		return nil
 	}
 	s := &Section{ID: "ratios", Title: fmt.Sprintf("By how much: each %s against %s=%s (%s)", f.By, f.By, f.Baseline, f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Per point, the ratio of %s to the baseline's %s for the same cell, from the rounds (every round measured both): the Hodges–Lehmann estimate of the per-round log-ratios with its Wilcoxon signed-rank %.0f%% interval; the geomean across points is paired the same way. Below 1 means less %s than `%s=%s`; **bold** when the interval excludes 1 (each point's interval on its own, not corrected across points; the geomean is one test).", f.MainUnit, f.MainUnit, f.Opt.Confidence*100, f.MainUnit, f.By, f.Baseline)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Per point, the ratio of %s to the baseline's %s for the same cell, paired within rounds (every round measured both), with its %.0f%% interval; the geomean across points is paired the same way. %s Below 1 means less %s than `%s=%s`; **bold** when the interval excludes 1 (each point's interval on its own, not corrected across points; the geomean is one test).", f.MainUnit, f.MainUnit, f.Opt.Confidence*100, analysis.PairedMethod, f.MainUnit, f.By, f.Baseline)))
 	if len(f.Geomeans) > 0 {
 		t := &Table{Head: []string{f.By, "vs", "points", "geomean ratio [" + strconv.FormatFloat(f.Opt.Confidence*100, 'f', 0, 64) + "% CI]", "reading"}}
 		for _, g := range f.Geomeans {
@@ -202,7 +314,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 				name += " @" + g.Config
 			}
 			r := g.Geomean.Ratio
-			t.Rows = append(t.Rows, Row{Cells: []Cell{cell(name), cell(f.By + "=" + g.Baseline), cell(strconv.Itoa(g.Points)), {Text: Plain(FmtRatio(r)), Strong: r.Excludes(1)}, cell(reading(f, g.Unit, r))}})
+			t.Rows = append(t.Rows, Row{Cells: []Cell{cell(name), cell(f.By + "=" + g.Baseline), cell(strconv.Itoa(g.Points)), {Text: Plain(FmtRatio(r)), Strong: r.Excludes(1)}, cell(reading(g.Unit, r, g.Better, g.Worse))}})
 		}
 		s.Blocks = append(s.Blocks, Block{Table: t})
 	}
@@ -214,7 +326,7 @@ func ratiosSection(f *findings.Run, withHTML bool) *Section {
 			}
 		}
 	}
-	cols = naturalOrder(cols)
+	cols = analysis.NaturalOrder(cols)
 	label := f.Axis
 	if label == "" {
 		label = "point"
@@ -251,26 +363,6 @@ func pointLabel(axis, x string) string {
 		return x
 	}
 	return axis + "=" + x
-}
-
-func naturalOrder(vals []string) []string {
-	out := slices.Clone(vals)
-	numeric := true
-	for _, v := range out {
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			numeric = false
-		}
-	}
-	if numeric {
-		slices.SortStableFunc(out, func(a, b string) int {
-			x, _ := strconv.ParseFloat(a, 64)
-			y, _ := strconv.ParseFloat(b, 64)
-			return cmp.Compare(x, y)
-		})
-	} else {
-		slices.SortStableFunc(out, analysis.CompareNames)
-	}
-	return out
 }
 
 // withConfig labels a series with its config when the run has several.
@@ -326,7 +418,7 @@ func unitSections(f *findings.Run, withHTML bool) []Section {
 	slices.SortStableFunc(units, func(a, b string) int { return cmp.Compare(boolInt(a != main), boolInt(b != main)) })
 	var out []Section
 	other := Section{ID: "tables", Title: "Other units"}
-	other.Blocks = append(other.Blocks, para(fmt.Sprintf("Median of each cell with its %.0f%% confidence interval as ±%%; cells with fewer than 6 samples have no interval.", f.Opt.Confidence*100)))
+	other.Blocks = append(other.Blocks, para(medianNote(f)))
 	for ui, u := range units {
 		var us []*analysis.Sample
 		for _, s := range f.Samples {
@@ -349,7 +441,7 @@ func unitSections(f *findings.Run, withHTML bool) []Section {
 				title += " along " + f.Axis
 			}
 			sec := Section{ID: "charts", Title: title}
-			note := fmt.Sprintf("Median of each cell with its %.0f%% confidence interval as ±%%; cells with fewer than 6 samples have no interval.", f.Opt.Confidence*100)
+			note := medianNote(f)
 			if withHTML && f.Axis != "" {
 				note += " Charts: the median line with its confidence band"
 				if f.By != "" {
@@ -367,6 +459,11 @@ func unitSections(f *findings.Run, withHTML bool) []Section {
 		out = append(out, other)
 	}
 	return out
+}
+
+// medianNote says how the unit tables read.
+func medianNote(f *findings.Run) string {
+	return fmt.Sprintf("Median of each cell with its %.0f%% confidence interval as ±%%; cells with fewer than %d samples have no interval.", f.Opt.Confidence*100, f.MinSamples)
 }
 
 func noCharts(f *findings.Run) string {
@@ -424,8 +521,8 @@ func pivotTable(f *findings.Run, samples []*analysis.Sample, unit string) *Table
 			}
 			sum := f.Summary(s)
 			tip := fmt.Sprintf("median %s, %.0f%% CI [%s, %s], n=%d", benchunit.Scale(sum.Center, class), f.Opt.Confidence*100, benchunit.Scale(sum.Lo, class), benchunit.Scale(sum.Hi, class), sum.N)
-			if sum.N < 6 {
-				tip = fmt.Sprintf("median %s of n=%d (fewer than 6 samples: no interval)", benchunit.Scale(sum.Center, class), sum.N)
+			if !sum.HasInterval() {
+				tip = fmt.Sprintf("median %s of n=%d (fewer than %d samples: no interval)", benchunit.Scale(sum.Center, class), sum.N, f.MinSamples)
 			}
 			tr.Cells = append(tr.Cells, Cell{Text: Plain(fmtSummary(sum, class)), Tip: tip})
 		}
@@ -443,7 +540,7 @@ func fmtSummary(s analysis.Summary, class benchunit.Class) string {
 	switch {
 	case math.IsNaN(sp):
 		return v
-	case s.N < 6:
+	case !s.HasInterval():
 		return fmt.Sprintf("%s ±? (n=%d)", v, s.N)
 	}
 	return fmt.Sprintf("%s ±%.0f%%", v, sp*100)
@@ -494,24 +591,13 @@ func scalingSection(f *findings.Run) *Section {
 	return s
 }
 
-// fmtPlainRatio is a ratio without the × sign: "0.93 [0.9, 0.95]".
-func fmtPlainRatio(r analysis.Ratio) string {
-	switch {
-	case r.N == 0 || math.IsNaN(r.Ratio):
-		return "—"
-	case !r.HasInterval():
-		return fmt.Sprintf("%.3g [?]", r.Ratio)
-	}
-	return fmt.Sprintf("%.3g [%.3g, %.3g]", r.Ratio, r.Lo, r.Hi)
-}
-
 func configsSection(f *findings.Run) *Section {
 	cr := f.ConfigRatios
 	if cr == nil {
 		return nil
 	}
 	s := &Section{ID: "configs", Title: fmt.Sprintf("Configs compared with %s (%s)", cr.Base, cr.Unit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Each config's %s divided by `%s`'s for the same cell, paired within rounds (rounds interleave every cell of every config): the Hodges–Lehmann estimate of the per-round ratios with its %.0f%% signed-rank interval. Below 1 means less %s than `%s`; **bold** when the interval excludes 1. The last row is the paired geomean over the cells.", cr.Unit, cr.Base, f.Opt.Confidence*100, cr.Unit, cr.Base)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Each config's %s divided by `%s`'s for the same cell, paired within rounds (rounds interleave every cell of every config), with its %.0f%% interval. %s Below 1 means less %s than `%s`; **bold** when the interval excludes 1. The last row is the paired geomean over the cells.", cr.Unit, cr.Base, f.Opt.Confidence*100, analysis.PairedMethod, cr.Unit, cr.Base)))
 	t := &Table{Head: append([]string{"cell"}, cr.Others...)}
 	for _, r := range cr.Rows {
 		row := Row{Cells: cells(r.Cell)}
@@ -631,7 +717,7 @@ func crossoverSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "crossovers", Title: fmt.Sprintf("Crossovers along %s (%s)", f.Axis, f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s cross (with its interval from resampling rounds), between the two sampled points that bracket it; a crossover needs a significant paired difference of each sign on its two sides, Benjamini–Hochberg across the points. “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where each %s overtakes `%s=%s`: the axis value where their %s cross (with its interval from resampling rounds), between the two sampled points that bracket it; a crossover needs a paired difference decided of each sign on its two sides (at two neighbouring points each, the family-wise error held at α within each sign across the points). “none” means the difference never changes sign significantly over the sampled range; the counts then say at how many points the paired ratio's interval lies below 1, above 1, or holds 1.", f.By, f.By, f.Baseline, f.MainUnit)))
 	t := &Table{Head: []string{"series", "vs", "crossover at", "bracket", "before → after"}}
 	rows := crossRows(f)
 	for _, r := range rows {
@@ -662,7 +748,7 @@ func kneesSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "knees", Title: fmt.Sprintf("Knees (%s)", f.MainUnit)}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (power law, exponential, quadratic) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
+	s.Blocks = append(s.Blocks, para(fmt.Sprintf("Where a series' cost changes regime along %s: a two-segment (hinge) fit must beat a straight line and smooth curves (quadratic, cubic, power law, sum of two powers, exponential) by the stated criterion, with an interval for the breakpoint from resampling rounds. `perflab analyze RUN --axis %s` lists every unit.", f.Axis, f.Axis)))
 	if len(knees) > 0 {
 		slices.SortStableFunc(knees, func(a, b analysis.SeriesKnee) int {
 			return analysis.CompareNames(withConfig(f, a.Series, a.Config), withConfig(f, b.Series, b.Config))
@@ -733,8 +819,8 @@ func skippedSection(f *findings.Run) *Section {
 	s.Blocks = append(s.Blocks, para(fmt.Sprintf("%d cells skipped themselves (the benchmark called b.Skip), so they have no samples.", f.Skipped)))
 	t := &Table{Head: []string{"config", "cell", "why"}}
 	for _, x := range f.Failures {
-		if r, ok := strings.CutPrefix(x.Reason, "skipped: "); ok {
-			t.Rows = append(t.Rows, Row{Cells: cells(x.Config, x.Cell, r)})
+		if x.Skip {
+			t.Rows = append(t.Rows, Row{Cells: cells(x.Config, x.Cell, x.Reason)})
 		}
 	}
 	s.Blocks = append(s.Blocks, Block{Table: t})
@@ -750,7 +836,7 @@ func failuresSection(f *findings.Run) *Section {
 	t := &Table{Head: []string{"round", "config", "cell", "reason"}}
 	n := 0
 	for _, x := range f.Failures {
-		if isSkip(x) {
+		if x.Skip {
 			continue
 		}
 		if n == 50 {

@@ -5,34 +5,56 @@ import (
 	"html/template"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
 )
 
 // forestLegend explains the claims' forest plots.
-const forestLegend = template.HTML(`<p class="note">Each check's plot: the measured estimate (dot) with its confidence interval (black bar), the threshold the predicate compares it with (red line), an equivalence band (green) where the check has one, the article's claimed value (blue ◇) and, dashed, 1 (no effect) when in view. Ratios are drawn on a log scale. Grey plots in italic rows are context checks: shown, not counted.</p>`)
+const forestLegend = template.HTML(`<p class="note">Each check with numbers has a plot: the measured estimate (dot) with its interval (black bar), the threshold its predicate compares with (red line), an equivalence band or claimed window (green), the article's claimed value (blue ◇) and, dashed, 1 (no effect) when in view; each is labelled. Positive quantities (ratios) are drawn on a log scale. Grey plots in italic rows are context checks: shown, not counted.</p>`)
 
-// forestPlot draws one check as a small forest plot, or nothing when the
-// check carries no estimate.
+// The forest plot's geometry, in pixels: the SVG's size, the margins of
+// the scale, the centre line of the interval and the baselines of the
+// label rows (threshold above, measured and claimed below, the scale's
+// ticks at the bottom).
+const (
+	forestW, forestH        = 360.0, 100.0
+	forestLeft, forestRight = 14.0, 14.0
+	forestMid               = 34.0
+	forestTopLabel          = 13.0
+	forestEstLabel          = 61.0
+	forestClaimLabel        = 74.0
+	forestAxis              = 80.0
+	forestTickLabel         = 95.0
+	// forestCharW is the width of a label character (11 px system-ui),
+	// generous, so that labels are kept inside the plot.
+	forestCharW = 6.6
+)
+
+// forestPlot draws one check as a forest plot with its labels, or nothing
+// when the check carries no estimate.
 func forestPlot(c claim.CheckResult) template.HTML {
-	fin := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	est, lo, hi := c.Estimate, c.Lo, c.Hi
 	if lo == 0 && hi == 0 && est == 0 && c.Threshold == 0 {
 		return "" // a result without the numeric fields
 	}
+	if !finite(est) && !(finite(lo) && finite(hi)) {
+		return ""
+	}
+	interval := finite(lo) && finite(hi) && !(lo == 0 && hi == 0)
+	band := finite(c.BandLo) && finite(c.BandHi) && c.BandHi > c.BandLo
 	var vals []float64
-	band := fin(c.BandLo) && fin(c.BandHi) && c.BandHi > c.BandLo
-	for _, v := range []float64{est, lo, hi, c.Threshold, c.Claimed} {
-		if fin(v) {
+	for _, v := range []float64{est, c.Threshold, c.Claimed} {
+		if finite(v) {
 			vals = append(vals, v)
 		}
 	}
+	if interval {
+		vals = append(vals, lo, hi)
+	}
 	if band {
 		vals = append(vals, c.BandLo, c.BandHi)
-	}
-	if !fin(est) && !(fin(lo) && fin(hi)) {
-		return ""
 	}
 	logScale := true
 	for _, v := range vals {
@@ -40,66 +62,167 @@ func forestPlot(c claim.CheckResult) template.HTML {
 			logScale = false
 		}
 	}
-	tr := func(v float64) float64 {
-		if logScale {
-			return math.Log(v)
-		}
-		return v
-	}
-	min, max := math.Inf(1), math.Inf(-1)
-	for _, v := range vals {
-		min, max = math.Min(min, tr(v)), math.Max(max, tr(v))
-	}
-	if max-min < 1e-9 {
-		min, max = min-0.5, max+0.5
-	}
-	pad := (max - min) * 0.08
-	min, max = min-pad, max+pad
-	const w, h, left, right = 300.0, 34.0, 6.0, 6.0
-	x := func(v float64) float64 { return left + (tr(v)-min)/(max-min)*(w-left-right) }
+	sc := newScale(vals, logScale)
+	x := sc.x
 	var b strings.Builder
 	class := "forest"
 	if c.Context {
 		class += " context"
 	}
-	fmt.Fprintf(&b, `<svg class="%s" width="%g" height="%g" viewBox="0 0 %g %g" role="img"><title>%s</title>`, class, w, h, w, h, template.HTMLEscapeString(forestTip(c, logScale)))
-	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="14" x2="%.1f" y2="14"/>`, left, w-right)
-	if logScale && min < 0 && max > 0 { // 1, no effect, is in view
-		fmt.Fprintf(&b, `<line class="one" x1="%.1f" y1="5" x2="%.1f" y2="23"/>`, x(1), x(1))
-	}
+	fmt.Fprintf(&b, `<svg class="%s" width="%g" height="%g" viewBox="0 0 %g %g" role="img"><title>%s</title>`, class, forestW, forestH, forestW, forestH, template.HTMLEscapeString(forestTip(c, logScale)))
 	if band {
-		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="4" width="%.1f" height="20"/>`, x(c.BandLo), math.Max(1, x(c.BandHi)-x(c.BandLo)))
+		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.1f" width="%.1f" height="%.1f"/>`, x(c.BandLo), forestMid-12, math.Max(1, x(c.BandHi)-x(c.BandLo)), 24.0)
 	}
-	if fin(c.Threshold) {
-		fmt.Fprintf(&b, `<line class="thr" x1="%.1f" y1="3" x2="%.1f" y2="25"/>`, x(c.Threshold), x(c.Threshold))
+	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, forestLeft, forestAxis, forestW-forestRight, forestAxis)
+	for _, t := range sc.ticks(logScale) {
+		fmt.Fprintf(&b, `<line class="tick" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(t), forestAxis, x(t), forestAxis+4)
+		b.WriteString(forestLabel("ticklabel", x(t), forestTickLabel, fmt.Sprintf("%.3g", t)))
 	}
-	if fin(lo) && fin(hi) && !(lo == 0 && hi == 0) {
-		fmt.Fprintf(&b, `<line class="ci" x1="%.1f" y1="14" x2="%.1f" y2="14"/><line class="ci" x1="%.1f" y1="9" x2="%.1f" y2="19"/><line class="ci" x1="%.1f" y1="9" x2="%.1f" y2="19"/>`, x(lo), x(hi), x(lo), x(lo), x(hi), x(hi))
+	if logScale && sc.min < 0 && sc.max > 0 { // 1, no effect, is in view
+		fmt.Fprintf(&b, `<line class="one" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(1), forestMid-14, x(1), forestAxis)
 	}
-	if fin(est) {
-		fmt.Fprintf(&b, `<circle class="est" cx="%.1f" cy="14" r="3.5"/>`, x(est))
+	if finite(c.Threshold) {
+		fmt.Fprintf(&b, `<line class="thr" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(c.Threshold), forestTopLabel+3, x(c.Threshold), forestMid+14)
+		b.WriteString(forestLabel("thrlabel", x(c.Threshold), forestTopLabel, fmt.Sprintf("threshold %.3g", c.Threshold)))
+	} else if band {
+		b.WriteString(forestLabel("bandlabel", (x(c.BandLo)+x(c.BandHi))/2, forestTopLabel, fmt.Sprintf("band [%.3g, %.3g]", c.BandLo, c.BandHi)))
 	}
-	if fin(c.Claimed) {
+	if interval {
+		fmt.Fprintf(&b, `<line class="ci" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(lo), forestMid, x(hi), forestMid)
+		for _, v := range []float64{lo, hi} {
+			fmt.Fprintf(&b, `<line class="ci" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(v), forestMid-6, x(v), forestMid+6)
+		}
+	}
+	if finite(c.Claimed) {
 		cx := x(c.Claimed)
-		fmt.Fprintf(&b, `<path class="claimed" d="M%.1f 8 L%.1f 14 L%.1f 20 L%.1f 14 Z"/>`, cx, cx+5, cx, cx-5)
+		fmt.Fprintf(&b, `<path class="claimed" d="M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f Z"/>`, cx, forestMid-7, cx+6, forestMid, cx, forestMid+7, cx-6, forestMid)
+		b.WriteString(forestLabel("claimlabel", cx, forestClaimLabel, fmt.Sprintf("claimed %.3g", c.Claimed)))
 	}
-	label := fmt.Sprintf("%.3g … %.3g", inv(min, logScale), inv(max, logScale))
+	if finite(est) {
+		fmt.Fprintf(&b, `<circle class="est" cx="%.1f" cy="%.1f" r="4.5"/>`, x(est), forestMid)
+		b.WriteString(forestLabel("estlabel", x(est), forestEstLabel, "measured "+checkFigure(c)))
+	} else {
+		b.WriteString(forestLabel("estlabel", (x(lo)+x(hi))/2, forestEstLabel, fmt.Sprintf("measured [%.3g, %.3g]", lo, hi)))
+	}
 	if logScale {
-		label += " (log)"
+		fmt.Fprintf(&b, `<text class="scalelabel" x="%.1f" y="%.1f" text-anchor="end">%s</text>`, forestW-2, forestTickLabel, logNote)
 	}
-	if c.Context {
-		label += " · context, not counted"
-	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="33">%s</text>`, left, template.HTMLEscapeString(label))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
 
-func inv(v float64, logScale bool) float64 {
-	if logScale {
+// forestLabel writes a text label centred on x, moved inside the plot
+// when it would cross an edge.
+func forestLabel(class string, x, y float64, text string) string {
+	w := float64(utf8.RuneCountInString(text)) * forestCharW
+	anchor := "middle"
+	switch {
+	case x-w/2 < 2:
+		x, anchor = 2, "start"
+	case x+w/2 > forestW-2:
+		x, anchor = forestW-2, "end"
+	}
+	return fmt.Sprintf(`<text class="%s" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`, class, x, y, anchor, template.HTMLEscapeString(text))
+}
+
+// scale maps a forest plot's values to x, on a log scale for positive
+// quantities.
+type scale struct {
+	min, max float64 // in transformed units
+	log      bool
+}
+
+func newScale(vals []float64, logScale bool) scale {
+	s := scale{min: math.Inf(1), max: math.Inf(-1), log: logScale}
+	for _, v := range vals {
+		s.min, s.max = math.Min(s.min, s.tr(v)), math.Max(s.max, s.tr(v))
+	}
+	if s.max-s.min < 1e-9 {
+		s.min, s.max = s.min-0.5, s.max+0.5
+	}
+	pad := (s.max - s.min) * 0.08
+	s.min, s.max = s.min-pad, s.max+pad
+	return s
+}
+
+func (s scale) tr(v float64) float64 {
+	if s.log {
+		return math.Log(v)
+	}
+	return v
+}
+
+func (s scale) inv(v float64) float64 {
+	if s.log {
 		return math.Exp(v)
 	}
 	return v
+}
+
+func (s scale) x(v float64) float64 {
+	return forestLeft + (s.tr(v)-s.min)/(s.max-s.min)*(forestW-forestLeft-forestRight)
+}
+
+// logNote marks a log scale, at the right end of the tick labels.
+const logNote = "log scale"
+
+// ticks are round values inside the scale: 1, 2 and 5 times powers of ten
+// on a log scale that spans them, else evenly spaced round values; those
+// whose labels would touch the previous one, or the log scale's note, are
+// left out.
+func (s scale) ticks(note bool) []float64 {
+	lo, hi := s.inv(s.min), s.inv(s.max)
+	var cand []float64
+	if s.log {
+		for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
+			for _, m := range []float64{1, 2, 5} {
+				if v := m * math.Pow(10, k); v >= lo && v <= hi {
+					cand = append(cand, v)
+				}
+			}
+		}
+	}
+	if len(cand) < 3 {
+		cand = cand[:0]
+		step := niceStep((hi - lo) / 4)
+		for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+			t := math.Round(v/step) * step
+			if t == 0 {
+				t = 0 // not −0
+			}
+			cand = append(cand, t)
+		}
+	}
+	end := forestW
+	if note {
+		end -= float64(len(logNote))*forestCharW + 8
+	}
+	var out []float64
+	right := math.Inf(-1)
+	for _, v := range cand {
+		w := float64(len(fmt.Sprintf("%.3g", v))) * forestCharW
+		left := s.x(v) - w/2
+		if left < right+6 || left < 0 || s.x(v)+w/2 > end {
+			continue
+		}
+		out = append(out, v)
+		right = s.x(v) + w/2
+	}
+	return out
+}
+
+// niceStep rounds a step up to 1, 2 or 5 times a power of ten.
+func niceStep(raw float64) float64 {
+	if !(raw > 0) || math.IsInf(raw, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
 }
 
 func forestTip(c claim.CheckResult, logScale bool) string {
@@ -119,6 +242,12 @@ func forestTip(c claim.CheckResult, logScale bool) string {
 	}
 	if c.Verdict != "" {
 		parts = append(parts, "verdict "+string(c.Verdict))
+	}
+	if logScale {
+		parts = append(parts, "log scale")
+	}
+	if c.Context {
+		parts = append(parts, "context, not counted")
 	}
 	return strings.Join(parts, "; ")
 }

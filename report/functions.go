@@ -13,7 +13,7 @@ import (
 // counted, each comparison's paired ratio with its interval, and the
 // functions whose counts changed most.
 func instructionsSection(f *findings.Run) *Section {
-	rows, problems := findings.Instructions(f)
+	rows, problems := f.Instructions, f.InstructionProblems
 	if len(rows) == 0 && len(problems) == 0 && !hasInstructions(f) {
 		return nil
 	}
@@ -25,7 +25,7 @@ func instructionsSection(f *findings.Run) *Section {
 	sec.Blocks = append(sec.Blocks, para(fmt.Sprintf("Counted under %s: %s. Instruction counts do not see cache and memory stalls, branch mispredictions, contention, I/O or parallel speed-ups; multi-goroutine benchmarks ran serialised under valgrind (one thread at a time), so only their instruction counts, not their scaling, are meaningful here. Wall time (sec/op) was measured in the same rounds.",
 		orDash(env["valgrind"]), orDash(env["instructions"]))))
 	if len(rows) > 0 {
-		sec.Blocks = append(sec.Blocks, para(fmt.Sprintf("Each ratio is paired within rounds (Hodges–Lehmann estimate of the per-round ratios with its %.0f%% signed-rank interval); ± is the interval's half-width on the log scale.", f.Opt.Confidence*100)))
+		sec.Blocks = append(sec.Blocks, para(fmt.Sprintf("Each ratio is paired within rounds, with its %.0f%% interval; ± is the interval's half-width on the log scale. %s", f.Opt.Confidence*100, analysis.PairedMethod)))
 		t := &Table{Head: []string{"cell", "config", "comparison", "instructions/op", "ratio", "±"}}
 		for _, p := range rows {
 			r := p.Ratio

@@ -237,7 +237,7 @@ func unitCharts(in *findings.Run, samples []*analysis.Sample, unit string, ui in
 					x, _ := s.Num(a.Axis)
 					sum := in.Summary(s)
 					lo, hi := sum.Lo, sum.Hi
-					if sum.N < 6 {
+					if !sum.HasInterval() {
 						lo, hi = math.NaN(), math.NaN()
 					}
 					tip := fmt.Sprintf("%s, %s=%s: %s %s, %.0f%% CI [%s, %s], n=%d", l, a.Axis, strconv.FormatFloat(x, 'g', -1, 64),
@@ -350,9 +350,13 @@ func chartMarkers(in *findings.Run, g *chartGroup, c *Chart, unit string) []Char
 		if la == a.Baseline {
 			other, base = lb, la
 		}
+		lowerAbove := la
+		if x.LowerAbove == "b" {
+			lowerAbove = lb
+		}
 		out = append(out, ChartMarker{Kind: MarkCrossover, X: x.X, Series: idx[other],
 			Label: fmt.Sprintf("%s × %s at %.3g", other, base, x.X),
-			Tip:   fmt.Sprintf("%s and %s cross at %s≈%.3g (between sampled %g and %g; significant at %g and %g)", la, lb, a.Axis, x.X, x.Lo, x.Hi, x.SigLo, x.SigHi)})
+			Tip:   fmt.Sprintf("%s and %s cross at %s≈%.3g (between sampled %g and %g; decided at %g and %g; %s lower above)", la, lb, a.Axis, x.X, x.Lo, x.Hi, x.SigLo, x.SigHi, lowerAbove)})
 	}
 	return out
 }
@@ -448,19 +452,33 @@ tr.v-con td:first-child{border-left:5px solid #D55E00}
 tr.v-inc td:first-child{border-left:5px solid #E69F00}
 tr.v-nt td:first-child{border-left:5px solid #777}
 tr.check td{font-size:.92em}
-tr.check td:nth-child(2){color:var(--muted)}
 tr.context td{color:#777;font-style:italic}
-svg.forest{display:block;margin-top:4px;font:10px system-ui,sans-serif}
-svg.forest .axis{stroke:#999}
-svg.forest .ci{stroke:#1b1b1b;stroke-width:2}
+tr.claim td{background:var(--soft);border-top:2px solid #aaa}
+tr.nottested td{color:#7a5200;font-style:italic}
+table.claims td.predicate{font-family:ui-monospace,monospace;font-size:.85em;max-width:34em;overflow-wrap:anywhere}
+table.claims td.text,table.claims td.claimed{max-width:38em}
+table.claims td.figure{white-space:nowrap;font-variant-numeric:tabular-nums}
+details.cellnote{margin:.25em 0 0;font-size:.88em;font-weight:400;color:var(--muted);white-space:normal}
+details.cellnote summary{font-weight:400;color:#0060a0}
+details.cellnote div{min-width:20em;max-width:40em;white-space:normal}
+svg.forest{display:block;margin-top:6px;font:11px system-ui,sans-serif}
+svg.forest .axis,svg.forest .tick{stroke:#999}
+svg.forest .ci{stroke:#1b1b1b;stroke-width:2.5}
+svg.forest .est{fill:#1b1b1b}
 svg.forest .thr{stroke:#D55E00;stroke-width:2}
-svg.forest .band{fill:#009E73;opacity:.18}
-svg.forest .claimed{fill:none;stroke:#0072B2;stroke-width:1.5}
-svg.forest .one{stroke:#999;stroke-dasharray:2 2}
-svg.forest.context .ci{stroke:#999}
-svg.forest text{fill:#444}
-table.claims td:nth-child(4){font-family:ui-monospace,monospace;font-size:.85em;max-width:28em}
-td.measured{font-size:.9em;max-width:48em}
+svg.forest .band{fill:#009E73;opacity:.2}
+svg.forest .claimed{fill:#fff;stroke:#0072B2;stroke-width:2}
+svg.forest .one{stroke:#888;stroke-dasharray:3 3}
+svg.forest text{font-size:11px;fill:#444;font-style:normal;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
+svg.forest .thrlabel{fill:#B34700}
+svg.forest .bandlabel{fill:#00704F}
+svg.forest .claimlabel{fill:#0060A0}
+svg.forest .estlabel{fill:#1b1b1b;font-weight:600}
+svg.forest .ticklabel,svg.forest .scalelabel{fill:#666;font-size:10px}
+svg.forest.context .ci,svg.forest.context .thr,svg.forest.context .claimed{stroke:#aaa}
+svg.forest.context .est{fill:#aaa}
+svg.forest.context .band{fill:#aaa}
+svg.forest.context text{fill:#888}
 dl.env{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:4px 16px;background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:10px 14px}
 dl.env div{display:flex;gap:8px;min-width:0}
 dt{font-weight:600;white-space:nowrap}

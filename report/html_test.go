@@ -101,8 +101,10 @@ func TestHTMLReport(t *testing.T) {
 	// The same facts as the Markdown report: every verdict's measurement,
 	// every environment value, the crossover and knee rows, the artifact.
 	for _, v := range in.Verdicts {
-		if v.Measured != "" && !strings.Contains(page, html.EscapeString(v.Measured)) {
-			t.Errorf("page lacks claim %s's measurement %q", v.ID, v.Measured)
+		for _, c := range v.Checks {
+			if c.Measured != "" && !strings.Contains(page, html.EscapeString(c.Measured)) {
+				t.Errorf("page lacks claim %s's measurement %q", v.ID, c.Measured)
+			}
 		}
 	}
 	for _, kv := range in.Env {
@@ -213,8 +215,12 @@ func TestSameSectionModel(t *testing.T) {
 	if len(headings) < 6 {
 		t.Fatalf("only %d Markdown sections:\n%s", len(headings), md.String())
 	}
-	cells := sameSections(t, md.String(), page.String())
-	if cells < 100 {
+	for _, h := range headings {
+		if !strings.Contains(page.String(), "<h2>"+html.EscapeString(h[1])+"</h2>") {
+			t.Errorf("Markdown section %q is not an HTML section", h[1])
+		}
+	}
+	if cells := sameCells(t, md.String(), page.String()); cells < 100 {
 		t.Errorf("only %d Markdown cells compared", cells)
 	}
 	// The claims table prints each check's predicate beside its verdict.
@@ -228,4 +234,41 @@ func TestSameSectionModel(t *testing.T) {
 	if !strings.Contains(md.String(), report.Rule) || !strings.Contains(page.String(), html.EscapeString(report.Rule)) {
 		t.Error("the rule for claims is not in both reports")
 	}
+}
+
+// sameCells checks that the text of every Markdown table cell is in the
+// HTML page, in the same order, and every note after a Markdown table is
+// in the page with its mark; it returns the number of cells compared.
+func sameCells(t *testing.T, md, page string) int {
+	t.Helper()
+	text := htmlText(page)
+	cells, rest := 0, text
+	for _, line := range strings.Split(md, "\n") {
+		if note, ok := strings.CutPrefix(line, "- ["); ok {
+			if want := strings.Join(strings.Fields("["+note), " "); !strings.Contains(text, want) {
+				t.Errorf("Markdown note %q is not in the HTML page", want)
+			}
+			continue
+		}
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		line = strings.ReplaceAll(line, `\|`, "\x00")
+		for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+			c = strings.TrimSpace(strings.ReplaceAll(c, "\x00", "|"))
+			c = strings.ReplaceAll(c, "**", "")
+			c = strings.ReplaceAll(c, "`", "")
+			c = strings.Join(strings.Fields(c), " ")
+			if c == "" {
+				continue
+			}
+			cells++
+			i := strings.Index(rest, c)
+			if i < 0 {
+				t.Fatalf("Markdown cell %q is not in the HTML page after the cells before it", c)
+			}
+			rest = rest[i+len(c):]
+		}
+	}
+	return cells
 }

@@ -1,9 +1,15 @@
-// Package report renders a run's findings ([findings.Run]) for people and
-// tools: a Markdown report and the same report as one self-contained HTML
-// page with SVG charts and forest plots ([HTML]), both from one typed
-// section model; compact claims and ratio tables for terminals; and
-// benchfmt text for benchstat. It computes no statistics: every figure
-// comes from package findings.
+// Package report is the only writer of results as text. For a run's
+// findings ([findings.Run]): a Markdown report and the same report as one
+// self-contained HTML page with SVG charts and forest plots ([HTML]), both
+// from one typed section model; compact claims, ratio and results tables
+// for terminals; and benchfmt text for benchstat. For the other views of
+// package findings: comparisons of two runs or files ([CompareText],
+// [CompareHTML], [CompareJSON]), perflab ab's paired table and pull-request
+// summary ([PairedText], [PairedMarkdown]), a benchmark's history
+// ([HistoryText], [HistoryHTML]) and analyses ([AnalyzeText]). Every JSON
+// output goes through [JSON], which writes non-finite numbers as null, and
+// every Markdown cell through one escaper. It computes no statistics:
+// every figure comes from package findings.
 package report
 
 import (
@@ -32,3 +38,7 @@ func StoreVerdicts(ctx context.Context, db *store.DB, f *findings.Run) error {
 // Rule is the one rule by which every claim check is tested, printed in
 // every report: claim.Rule, stated once in package claim.
 const Rule = claim.Rule
+
+// VerdictClass gives a claim verdict's CSS class ("v-rep", "v-con",
+// "v-inc", "v-nt"), the one every page colours verdicts by.
+func VerdictClass(v string) string { return verdictClass(v) }

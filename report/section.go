@@ -55,6 +55,17 @@ type Cell struct {
 	Links  []Link        // HTML links after the text (Markdown shows the text)
 	Plot   template.HTML // HTML drawing after the text
 	Href   string        // the text links here in HTML
+	Note   *Note         // a footnote to the text
+}
+
+// Note is a table cell's footnote: a long text the cell refers to.
+// Markdown writes " [Mark]" after the cell's text and the notes after the
+// table, in the order of their cells; HTML folds the note into the cell
+// under "[Mark]", unfolded when Open.
+type Note struct {
+	Mark string
+	Text Inline
+	Open bool
 }
 
 // Inline is text with `code` spans: each odd element is code.
@@ -111,12 +122,17 @@ func mdTable(w io.Writer, t *Table) {
 		fmt.Fprintf(w, " %s |", esc(h))
 	}
 	fmt.Fprintf(w, "\n|%s\n", strings.Repeat("---|", len(t.Head)))
+	var notes []*Note
 	for _, r := range t.Rows {
 		fmt.Fprint(w, "|")
 		for _, c := range r.Cells {
 			text := esc(mdInline(c.Text))
 			if c.Strong && text != "" {
 				text = "**" + text + "**"
+			}
+			if c.Note != nil {
+				text = strings.TrimSpace(text + " [" + c.Note.Mark + "]")
+				notes = append(notes, c.Note)
 			}
 			if text == "" {
 				fmt.Fprint(w, " |")
@@ -127,6 +143,12 @@ func mdTable(w io.Writer, t *Table) {
 		fmt.Fprint(w, "\n")
 	}
 	fmt.Fprint(w, "\n")
+	for _, n := range notes {
+		fmt.Fprintf(w, "- [%s] %s\n", n.Mark, strings.ReplaceAll(mdInline(n.Text), "\n", " "))
+	}
+	if len(notes) > 0 {
+		fmt.Fprint(w, "\n")
+	}
 }
 
 func mdInline(t Inline) string {
@@ -139,13 +161,6 @@ func mdInline(t Inline) string {
 		}
 	}
 	return b.String()
-}
-
-// esc makes text safe inside a Markdown table cell.
-func esc(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", " ")
 }
 
 // ---- HTML ----
@@ -214,6 +229,13 @@ func htmlTable(b *strings.Builder, t *Table) {
 				text = "<b>" + text + "</b>"
 			}
 			b.WriteString(text)
+			if n := c.Note; n != nil {
+				open := ""
+				if n.Open {
+					open = " open"
+				}
+				fmt.Fprintf(b, `<details class="cellnote"%s><summary>[%s]</summary><div>%s</div></details>`, open, template.HTMLEscapeString(n.Mark), htmlInline(n.Text))
+			}
 			for _, l := range c.Links {
 				fmt.Fprintf(b, ` <a class="artifact" href="%s">%s</a>`, template.HTMLEscapeString(l.Href), template.HTMLEscapeString(l.Text))
 			}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -16,48 +17,169 @@ import (
 	"github.com/perflab/perflab/findings"
 )
 
-// ClaimsTable writes the verdicts as an aligned text table for terminals:
-// each claim's verdict and, under it, every check with the predicate it
-// tested, pass or fail.
+// termWidth is the width of the terminal claims table.
+const termWidth = 100
+
+// ClaimsTable writes the verdicts for a terminal, within 100 columns:
+// one line per claim (its verdict, the article's figure, the measured
+// figure of the check that decides it) with, under it, the reason of a
+// claim that is not testable and the parts of the claim not tested here;
+// then one line per check (its verdict with the look that gave it,
+// "context" when it is not counted, its measured figure) with the
+// predicate it tested under it. Verdicts and reasons are written whole,
+// wrapped; other text cut to fit ends in "…", and a last line says the
+// report holds it whole.
 func ClaimsTable(w io.Writer, f *findings.Run) error {
 	if len(f.Verdicts) == 0 {
 		_, err := fmt.Fprintln(w, "(no claims)")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLAIM\tVERDICT\tTESTED PREDICATE / MEASURED")
-	check := func(id string, c claim.CheckResult) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", id, checkVerdict(c), truncate(predicateOf(c), 200))
-		if m := checkMeasured(c.Measured, c.Reason, c.Verdict); m != "" {
-			fmt.Fprintf(tw, "\t\t  measured: %s\n", truncate(m, 160))
+	t := &termTable{}
+	idW, checkW := len("CLAIM"), len("CHECK")
+	for _, v := range f.Verdicts {
+		idW = max(idW, runes(v.ID))
+		checkW = max(checkW, runes(fmt.Sprintf("%s.%d", v.ID, len(v.Checks))))
+	}
+
+	// One line per claim.
+	figures := make([]string, len(f.Verdicts))
+	measW := len("MEASURED HERE")
+	for i, v := range f.Verdicts {
+		figures[i] = claimFigure(v)
+		measW = max(measW, runes(figures[i]))
+	}
+	measW = min(measW, 34)
+	const verdW = len("not testable")
+	claimedW := termWidth - idW - verdW - measW - 3*2
+	t.row([]string{"CLAIM", "VERDICT", "CLAIMED (ARTICLE)", "MEASURED HERE"}, []int{idW, verdW, claimedW, measW})
+	for i, v := range f.Verdicts {
+		t.row([]string{v.ID, string(v.Verdict), cmp.Or(v.Claimed, "—"), figures[i]}, []int{idW, verdW, claimedW, measW})
+		if v.Verdict == claim.NotTestable {
+			t.wrap(idW+2, idW+4, "why: "+cmp.Or(v.Reason, "no reason recorded"))
+		}
+		for _, p := range v.NotTested {
+			t.wrap(idW+2, idW+4, "not tested here: "+p)
 		}
 	}
+
+	// One line per check, its predicate under it.
+	verdicts, checkFigures := map[string]string{}, map[string]string{}
+	verdW2, measW2 := len("VERDICT"), len("MEASURED")
 	for _, v := range f.Verdicts {
-		switch len(v.Checks) {
-		case 0:
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, v.Verdict, truncate(v.Reason, 160))
-		case 1:
-			check(v.ID, v.Checks[0])
-		default:
-			fmt.Fprintf(tw, "%s\t%s\t(%d checks)\n", v.ID, v.Verdict, len(v.Checks))
+		for i, c := range v.Checks {
+			k := fmt.Sprintf("%s.%d", v.ID, i+1)
+			verdicts[k], checkFigures[k] = termVerdict(c), checkFigure(c)
+			verdW2, measW2 = max(verdW2, runes(verdicts[k])), max(measW2, runes(checkFigures[k]))
+		}
+	}
+	if len(verdicts) > 0 {
+		measW2 = min(measW2, termWidth-checkW-verdW2-2*2)
+		indent := checkW + 2
+		t.line("")
+		t.row([]string{"CHECK", "VERDICT", "MEASURED"}, []int{checkW, verdW2, measW2})
+		for _, v := range f.Verdicts {
 			for i, c := range v.Checks {
-				check(fmt.Sprintf("  %s.%d", v.ID, i+1), c)
+				k := fmt.Sprintf("%s.%d", v.ID, i+1)
+				t.row([]string{k, verdicts[k], checkFigures[k]}, []int{checkW, verdW2, measW2})
+				t.line(strings.Repeat(" ", indent) + t.fit(predicateOf(c), termWidth-indent))
+				if c.Verdict == claim.NotTestable && c.Reason != "" {
+					t.wrap(indent, indent+2, "why: "+c.Reason)
+				}
 			}
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "rule: %s\n", Rule); err != nil {
-		return err
-	}
+
+	t.line("")
+	t.wrap(0, len("rule: "), "rule: "+judgedWords(f)+" The rule in full: report.md, section Claims.")
 	if l := looksLine(f); l != "" {
-		if _, err := fmt.Fprintf(w, "looks: %s\n", l); err != nil {
-			return err
+		t.wrap(0, len("looks: "), "looks: "+l)
+	}
+	if t.cut {
+		t.wrap(0, 2, "… marks text cut to fit "+strconv.Itoa(termWidth)+" columns: report.md and report.html hold it whole, with each check's measurement.")
+	}
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+// termVerdict is a check's verdict in the terminal: the look that gave
+// it in a run judged at two looks, and "context" when it is not counted.
+func termVerdict(c claim.CheckResult) string {
+	s := string(c.Verdict)
+	if c.Look > 0 && (c.Verdict == claim.Reproduced || c.Verdict == claim.Contradicted) {
+		s += fmt.Sprintf(" (look %d)", c.Look)
+	}
+	if c.Context {
+		s += ", context"
+	}
+	return s
+}
+
+// termTable writes the lines of a terminal table.
+type termTable struct {
+	b   strings.Builder
+	cut bool // some text was cut to fit
+}
+
+func (t *termTable) line(s string) {
+	t.b.WriteString(strings.TrimRight(s, " "))
+	t.b.WriteByte('\n')
+}
+
+// row writes cells in columns of the given widths, two spaces apart;
+// cells longer than their column are cut.
+func (t *termTable) row(cells []string, widths []int) {
+	var b strings.Builder
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		c = t.fit(c, widths[i])
+		b.WriteString(c + strings.Repeat(" ", widths[i]-runes(c)))
+	}
+	t.line(b.String())
+}
+
+// fit cuts s to n runes, ending in "…".
+func (t *termTable) fit(s string, n int) string {
+	if runes(s) <= n {
+		return s
+	}
+	t.cut = true
+	return truncate(s, n)
+}
+
+// wrap writes s whole, in lines of at most termWidth runes, the first
+// indented by first spaces and the others by rest.
+func (t *termTable) wrap(first, rest int, s string) {
+	pad, next := strings.Repeat(" ", first), strings.Repeat(" ", rest)
+	line := ""
+	for _, word := range strings.Fields(s) {
+		for runes(word) > termWidth-max(first, rest) { // a word longer than a line is split
+			if line != "" {
+				t.line(pad + line)
+				line, pad = "", next
+			}
+			r := []rune(word)
+			n := termWidth - len(pad)
+			t.line(pad + string(r[:n]))
+			word, pad = string(r[n:]), next
+		}
+		switch {
+		case line == "":
+			line = word
+		case len(pad)+runes(line)+1+runes(word) <= termWidth:
+			line += " " + word
+		default:
+			t.line(pad + line)
+			line, pad = word, next
 		}
 	}
-	return nil
+	if line != "" {
+		t.line(pad + line)
+	}
 }
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
 
 // RatiosTable writes, for a run compared along its by key, each series'
 // ratio to the baseline at every point with its interval, and the
@@ -97,7 +219,7 @@ func RatiosTable(w io.Writer, f *findings.Run) error {
 		if g.Config != "" && len(f.Configs) > 1 {
 			name += " @" + g.Config
 		}
-		fmt.Fprintf(w, "geomean %s=%s / %s=%s over %d points: %s, %s\n", f.By, name, f.By, g.Baseline, g.Points, FmtRatio(g.Geomean.Ratio), reading(f, g.Unit, g.Geomean.Ratio))
+		fmt.Fprintf(w, "geomean %s=%s / %s=%s over %d points: %s, %s\n", f.By, name, f.By, g.Baseline, g.Points, FmtRatio(g.Geomean.Ratio), reading(g.Unit, g.Geomean.Ratio, g.Better, g.Worse))
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .v-inc{background:#fcf0c6;border-color:#E69F00}.v-nt{background:#e9e9e9;border-color:#777}
 tr.worse td{background:#f8dccc}tr.better td{background:#d7efe5}
 tr.change td{border-top:3px solid #000}
+section{margin:0}
 .gate{padding:8px 12px;border-left:6px solid;margin:8px 0}
 .gate.ok{border-color:#009E73;background:#eef8f3}.gate.fail{border-color:#D55E00;background:#fbece3}
 .err{padding:8px 12px;border-left:6px solid #D55E00;background:#fbece3}
@@ -69,17 +70,7 @@ var compareTmpl = page("compare", `
 {{if .ThresholdErr}}<p class="err">{{.ThresholdErr}}</p>{{end}}
 {{if and .OldRun .NewRun}}
 <p>Old: <a href="/run/{{.OldRun.ID}}">run {{.OldRun.ID}}</a> ({{.OldRun.Experiment}}, {{.OldRun.Mode}}); new: <a href="/run/{{.NewRun.ID}}">run {{.NewRun.ID}}</a> ({{.NewRun.Experiment}}, {{.NewRun.Mode}}).</p>
-<p class="note">Δ is median(new)/median(old) − 1 with its {{printf "%.0f" .Confidence}}% distribution-free interval (Hodges–Lehmann on log values); p is the Mann-Whitney U test. A change is marked better or worse only when p &lt; {{.Alpha}}. Geomeans cover only the benchmarks in both runs. A gate rule fails where a change is a Benjamini–Hochberg discovery at {{.Alpha}} among all rows of its unit and its whole interval lies beyond the limit.</p>
-{{with .ConfigPairs}}<p class="note" id="configmap">Configs compared: {{join . ", "}} (each run has one config).</p>{{end}}
-{{if .Gate}}{{if .GateOK}}<p class="gate ok" id="gate">Gate passed: no significant change beyond {{.FailOn}}.</p>{{else}}<div class="gate fail" id="gate"><b>Gate failed</b> ({{.FailOn}}):<ul>{{range .Fails}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
-{{range .Unmatched}}<p class="err">No compared benchmark reports the unit of rule {{.}}.</p>{{end}}{{end}}
-{{range .Units}}<h2>{{.Unit}}{{if .Geomean}} — geomean {{.Geomean}} over {{.GeoN}} common benchmarks{{end}}</h2>
-<table class="compare" data-unit="{{.Unit}}"><thead><tr><th>benchmark</th><th>old</th><th>new</th><th>Δ</th><th>CI of Δ</th><th>p</th><th></th></tr></thead>
-<tbody>{{range .Rows}}<tr class="{{.Class}}"><td>{{.Name}}</td><td class="num">{{.Old}}</td><td class="num">{{.New}}</td><td class="num">{{.Delta}}</td><td class="num">{{.CI}}</td><td class="num">{{.P}}</td><td>{{.Verdict}}{{with .Fail}} <b>{{.}}</b>{{end}}</td></tr>{{end}}</tbody></table>
-{{else}}<p>No benchmark is in both runs.</p>{{end}}
-{{with .Unmatched1}}<h2>In one run only</h2><p class="note">Not compared, not in any geomean.</p>
-<table id="unmatched"><thead><tr><th>run</th><th>config</th><th>benchmarks</th><th>units</th><th>e.g.</th></tr></thead>
-<tbody>{{range .}}<tr><td>{{.Side}}</td><td>{{.Config}}</td><td class="num">{{.Benchmarks}}</td><td>{{join .Units ", "}}</td><td>{{join .Examples ", "}}</td></tr>{{end}}</tbody></table>{{end}}
+{{.Result}}
 {{else}}<p>Pick two runs.</p>{{end}}
 `)
 
@@ -98,15 +89,7 @@ var historyTmpl = page("history", `
 </form>
 <datalist id="names">{{range .Names}}<option value="{{.}}">{{end}}</datalist>
 {{with .Err}}<p class="err">{{.}}</p>{{end}}
-{{with .Series}}
-<p class="note">The median of each run that measured {{.Benchmark}} ({{.Unit}}, config {{.Config}}), oldest first, with its confidence interval. Change points come from E-divisive means with a permutation test; each is drawn between the runs it separates.</p>
-<figure>{{$.Chart}}</figure>
-<h2>Change points</h2>
-{{if $.Changes}}<ul id="changes">{{range $.Changes}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>None found.</p>{{end}}
-<h2>Runs</h2>
-<table><thead><tr><th>run</th><th>experiment</th><th>started</th><th>median</th><th>CI</th><th>n</th></tr></thead>
-<tbody>{{range $.Rows}}<tr{{if .Change}} class="change"{{end}}><td><a href="/run/{{.RunID}}">run {{.RunID}}</a></td><td>{{.Experiment}}</td><td>{{.Started.Local.Format "2006-01-02 15:04"}}</td><td class="num">{{.MedianText}}</td><td class="num">[{{.LoText}}, {{.HiText}}]</td><td class="num">{{.N}}</td></tr>{{end}}</tbody></table>
-{{end}}
+{{.Result}}
 `)
 
 var errorTmpl = template.Must(template.New("error").Parse(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>perflab: error {{.Code}}</title><style>` + css + `</style></head><body>

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -27,12 +26,9 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/perf/benchunit"
-
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/findings"
-	"github.com/perflab/perflab/history"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
 )
@@ -104,7 +100,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.As(err, &he):
 		code = he.code
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, history.ErrNoData):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, findings.ErrNoData):
 		code = http.StatusNotFound
 	}
 	if code == http.StatusInternalServerError {
@@ -170,7 +166,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, v := range []string{"reproduced", "contradicted", "inconclusive", "not testable"} {
 			if counts[v] > 0 {
-				row.Verdicts = append(row.Verdicts, verdictChip{fmt.Sprintf("%d %s", counts[v], v), verdictClass(v)})
+				row.Verdicts = append(row.Verdicts, verdictChip{fmt.Sprintf("%d %s", counts[v], v), report.VerdictClass(v)})
 			}
 		}
 		for _, older := range runs[i+1:] { // runs are newest first
@@ -186,18 +182,6 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		DB    string
 		Runs  []runRow
 	}{"perflab runs", s.opt.DB.Path(), rows})
-}
-
-func verdictClass(v string) string {
-	switch v {
-	case "reproduced":
-		return "v-rep"
-	case "contradicted":
-		return "v-con"
-	case "inconclusive":
-		return "v-inc"
-	}
-	return "v-nt"
 }
 
 // ---- a run ----
@@ -359,17 +343,6 @@ func (s *Server) article(w http.ResponseWriter, r *http.Request) {
 
 // ---- compare ----
 
-type compareUnit struct {
-	Unit    string
-	Geomean string
-	GeoN    int
-	Rows    []compareRow
-}
-
-type compareRow struct {
-	Name, Old, New, Delta, CI, P, Verdict, Class, Fail string
-}
-
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
@@ -379,25 +352,14 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := struct {
-		Title        string
-		Runs         []store.Run
-		Old, New     int64
-		FailOn       string
-		OldRun       *store.Run
-		NewRun       *store.Run
-		Units        []compareUnit
-		OnlyOld      []string
-		OnlyNew      []string
-		Unmatched1   []compare.Unmatched
-		ConfigPairs  []string
-		Fails        []string
-		Unmatched    []string
-		GateOK       bool
-		Gate         bool
-		Alpha        float64
-		Confidence   float64
-		ThresholdErr string
-	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on"), Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence * 100}
+		Title          string
+		Runs           []store.Run
+		Old, New       int64
+		FailOn         string
+		OldRun, NewRun *store.Run
+		Result         template.HTML
+		ThresholdErr   string
+	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on")}
 	parse := func(k string) int64 {
 		if q.Get(k) == "" {
 			return 0
@@ -420,76 +382,29 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		s.render(w, compareTmpl, page)
 		return
 	}
-	oldIn, err := s.load(ctx, page.Old)
+	oldSet, err := findings.ReadSet(ctx, s.opt.DB, page.Old)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	newIn, err := s.load(ctx, page.New)
+	newSet, err := findings.ReadSet(ctx, s.opt.DB, page.New)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	page.OldRun, page.NewRun = oldIn.Run, newIn.Run
-	res := compare.Compare(oldIn.Results, newIn.Results, compare.Options{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence,
-		HigherIsBetter: func(unit string) bool { return newIn.HigherIsBetter(unit) }})
-	res.Sort()
-	var fails []compare.Failure
+	page.OldRun, page.NewRun = oldSet.Run, newSet.Run
+	res := findings.Compare(oldSet, newSet, findings.CompareOptions{Alpha: s.opt.Stats.Alpha, Confidence: s.opt.Stats.Confidence})
+	var gate *compare.Gate
 	if page.FailOn != "" {
 		ths, err := compare.ParseThresholds(page.FailOn)
 		if err != nil {
 			page.ThresholdErr = err.Error()
 		} else {
-			var unmatched []compare.Threshold
-			fails, unmatched = res.Check(ths)
-			page.Gate, page.GateOK = true, len(fails) == 0
-			for _, u := range unmatched {
-				page.Unmatched = append(page.Unmatched, u.String())
-			}
-			for _, f := range fails {
-				page.Fails = append(page.Fails, fmt.Sprintf("%s @%s: %s %s, %s (p=%.3g) breaks %s", f.Row.Name, f.Row.Config, f.Row.Unit, compare.FormatDelta(f.Row.Delta), compare.FormatCI(f.Row), f.Row.P, f.Threshold))
-			}
+			g := compare.Check(res.Gate(), res.Alpha, ths)
+			gate = &g
 		}
 	}
-	failed := map[string]string{}
-	for _, f := range fails {
-		failed[f.Row.Config+"\x00"+f.Row.Name+"\x00"+f.Row.Unit] = "FAIL " + f.Threshold.String()
-	}
-	index := map[string]int{}
-	for _, row := range res.Rows {
-		ui, ok := index[row.Unit]
-		if !ok {
-			ui = len(page.Units)
-			index[row.Unit] = ui
-			cu := compareUnit{Unit: row.Unit}
-			for _, g := range res.Geomeans {
-				if g.Unit == row.Unit {
-					cu.Geomean, cu.GeoN = compare.FormatDelta(g.Delta), g.N
-				}
-			}
-			page.Units = append(page.Units, cu)
-		}
-		name := row.Name
-		if row.Config != "" {
-			name += " @" + row.Config
-		}
-		class := "same"
-		if row.Better {
-			class = "better"
-		} else if row.Worse {
-			class = "worse"
-		}
-		page.Units[ui].Rows = append(page.Units[ui].Rows, compareRow{
-			Name: name, Old: compare.FormatStat(row.Old, row.Unit), New: compare.FormatStat(row.New, row.Unit),
-			Delta: compare.FormatDelta(row.Delta), CI: compare.FormatCI(row), P: fmt.Sprintf("%.3g", row.P),
-			Verdict: row.Verdict(), Class: class, Fail: failed[row.Config+"\x00"+row.Name+"\x00"+row.Unit],
-		})
-	}
-	page.OnlyOld, page.OnlyNew, page.Unmatched1 = res.OnlyOld, res.OnlyNew, res.Unmatched
-	for o, n := range res.ConfigMap {
-		page.ConfigPairs = append(page.ConfigPairs, o+" (old) with "+n+" (new)")
-	}
-	slices.Sort(page.ConfigPairs)
+	page.Result = report.CompareHTML(res, gate)
 	s.render(w, compareTmpl, page)
 }
 
@@ -501,97 +416,23 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	page := struct {
 		Title, Bench, Unit, Config string
 		Names                      []string
-		Chart                      template.HTML
-		Series                     *history.Series
-		Changes                    []string
+		Result                     template.HTML
 		Err                        string
-		Rows                       []historyRow
 	}{Title: "history", Bench: q.Get("bench"), Unit: cmp.Or(q.Get("unit"), "sec/op"), Config: q.Get("config")}
 	page.Names = s.benchmarkNames(ctx)
 	if page.Bench == "" {
 		s.render(w, historyTmpl, page)
 		return
 	}
-	hs, err := history.Load(ctx, s.opt.DB, page.Bench, history.LoadOptions{Unit: page.Unit, Config: page.Config, Stats: s.opt.Stats})
+	h, err := findings.LoadHistory(ctx, s.opt.DB, page.Bench, findings.HistoryOptions{Unit: page.Unit, Config: page.Config, Stats: s.opt.Stats})
 	if err != nil {
 		page.Err = err.Error()
 		s.renderStatus(w, http.StatusNotFound, historyTmpl, page)
 		return
 	}
-	hs.Detect(history.EDivisiveOptions{})
-	page.Series, page.Config = hs, hs.Config
-	page.Chart = template.HTML(historyChart(hs).SVG())
-	for _, c := range hs.Changes {
-		page.Changes = append(page.Changes, hs.Describe(c))
-	}
-	for i, p := range hs.Points {
-		row := historyRow{Point: p, MedianText: humanValue(p.Median, hs.Unit), LoText: humanValue(p.Lo, hs.Unit), HiText: humanValue(p.Hi, hs.Unit)}
-		for _, c := range hs.Changes {
-			if c.Index == i {
-				row.Change = true
-			}
-		}
-		page.Rows = append(page.Rows, row)
-	}
+	page.Config = h.Config
+	page.Result = report.HistoryHTML(h, func(id int64) string { return fmt.Sprintf("/run/%d", id) })
 	s.render(w, historyTmpl, page)
-}
-
-type historyRow struct {
-	history.Point
-	Change                     bool
-	MedianText, LoText, HiText string
-}
-
-// humanValue prints a value in its unit's human scale: 1.742µs for
-// 1.742e-06 sec/op, 4.000KiB for 4096 B/op, 12.35k for 12345 req/s.
-func humanValue(v float64, unit string) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	s := benchunit.Scale(v, benchunit.ClassOf(unit))
-	switch unit {
-	case "sec/op":
-		return s + "s"
-	case "B/op":
-		return s + "B"
-	}
-	return s
-}
-
-// historyChart draws the series by run, oldest first, with each change
-// point marked between the runs it separates.
-func historyChart(hs *history.Series) *report.Chart {
-	c := &report.Chart{
-		ID:     "history",
-		Title:  fmt.Sprintf("%s @%s", hs.Benchmark, hs.Config),
-		XLabel: "run",
-		YLabel: hs.Unit,
-		YClass: benchunit.ClassOf(hs.Unit),
-	}
-	series := report.ChartSeries{Label: "median"}
-	step := max(1, len(hs.Points)/12)
-	for i, p := range hs.Points {
-		x := float64(i + 1)
-		series.Points = append(series.Points, report.ChartPoint{X: x, Y: p.Median, Lo: p.Lo, Hi: p.Hi,
-			Tip: fmt.Sprintf("run %d (%s): median %s [%s, %s], n=%d", p.RunID, p.Started.Local().Format("2006-01-02 15:04"),
-				humanValue(p.Median, hs.Unit), humanValue(p.Lo, hs.Unit), humanValue(p.Hi, hs.Unit), p.N)})
-		if i%step == 0 || i == len(hs.Points)-1 {
-			c.XTicks = append(c.XTicks, x)
-		}
-	}
-	c.XTickLabel = func(x float64) string {
-		i := int(x) - 1
-		if i < 0 || i >= len(hs.Points) {
-			return ""
-		}
-		return strconv.FormatInt(hs.Points[i].RunID, 10)
-	}
-	c.Series = []report.ChartSeries{series}
-	for _, ch := range hs.Changes {
-		c.Markers = append(c.Markers, report.ChartMarker{Kind: report.MarkChange, X: float64(ch.Index) + 0.5, Series: -1,
-			Label: fmt.Sprintf("change after run %d", hs.Points[ch.Index-1].RunID), Tip: hs.Describe(ch)})
-	}
-	return c
 }
 
 // benchmarkNames lists the benchmark names of the latest runs, for the

@@ -81,16 +81,18 @@
 //
 //	[[claim]]
 //	id   = "crossover"
-//	text = "The pool starts to win somewhere between 10% and 40% reuse."
+//	text = "The pool starts to win somewhere between 10% and 40% reuse, and keeps winning above."
+//	not_tested = ["4 KiB buffers only: the claim names no size, and the crossing is located at one"]
 //
 //	  [[claim.check]]
-//	  kind  = "crossover"
-//	  where = "size=4096"
-//	  a     = "variant=syncpool"
-//	  b     = "variant=plain"
-//	  axis  = "reuse"
-//	  min   = 10
-//	  max   = 40
+//	  kind       = "crossover"
+//	  where      = "size=4096"
+//	  a          = "variant=syncpool"
+//	  b          = "variant=plain"
+//	  axis       = "reuse"
+//	  wins_above = "a"                      # the pool is the faster one above the crossing
+//	  min        = 10
+//	  max        = 40
 //
 //	[[claim]]
 //	id           = "gc-pressure"
@@ -192,7 +194,12 @@
 //
 // A [[claim]] quotes a published claim (id, text, and the article's
 // figures in claimed). It is tested by one or more [[claim.check]] tables,
-// or marked not_testable with the reason.
+// or marked not_testable with the reason. A part of a claim with checks
+// that no check tests is listed in not_tested, one line each, as
+// "<part>: <why it is not tested here>"; every output prints these
+// beside the verdict, so a verdict is never read as covering them:
+//
+//	not_tested = ["P99 142 → 498 µs: go test reports a mean time per op, no per-call latency"]
 //
 // # The rule
 //
@@ -225,9 +232,9 @@
 // and the threshold's origin), printed beside its verdict.
 //
 // A check of kind "ratio" compares num/den, in unit, with its threshold.
-// The interval is paired by round: the Hodges–Lehmann estimate of the
-// per-round log-ratios with the Wilcoxon signed-rank interval
-// (analysis.Options.Paired). num/den < 1 means num takes less than den:
+// The interval is paired by round: the median of the per-round
+// log-ratios with its sign-test interval, or a confidence sequence for the
+// median in a sequential run (analysis.Options.Paired). num/den < 1 means num takes less than den:
 //
 //	[[claim.check]]
 //	kind   = "ratio"
@@ -253,8 +260,11 @@
 //	why    = "the load generator shares the machine: ×40 cannot be reached on 2 cores"
 //
 // A check of kind "crossover" holds when series a and b cross along axis
-// at a value in [min, max]. unit defaults to "sec/op"; note is shown with
-// the verdict; why explains a stated threshold.
+// at a value in [min, max], the series named by wins_above ("a" or "b",
+// required) being the better one above the crossing: the lower one in
+// unit, or the higher one for a unit the spec's [[unit]] table declares
+// better = "higher" (and go test's MB/s). unit defaults to "sec/op";
+// note is shown with the verdict; why explains a stated threshold.
 //
 // A check of kind "value" compares one cell with a threshold: the median
 // of the cell num, in unit, compared to value with op ("<", "<=", ">" or
@@ -273,13 +283,15 @@
 //
 // A check of kind "knee" says where series a changes regime along axis, a
 // numeric axis. A knee is a two-segment line that beats a straight line
-// and smooth curves (quadratic, power law, exponential; in log-log when the
-// axis spans two decades) by AICc, with an interval for its breakpoint
-// from resampling rounds. The check is reproduced when a knee's interval
-// overlaps [min, max] widened by one grid step (to the sampled values next
-// below min and above max); contradicted when the knee's interval lies
-// outside that window, or when the series grows smoothly; otherwise
-// inconclusive, as when noise leaves both possible or no interior point of
+// and smooth curves (quadratic, cubic, power law, sum of two powers,
+// exponential; in log-log when the axis spans two decades) by AICc, with an interval for its breakpoint
+// from resampling rounds. The window is [min, max] widened by one grid
+// step (to the sampled values next below min and above max): a
+// breakpoint between two sampled values cannot be placed more finely.
+// The check is reproduced when the knee's interval lies inside the
+// window; contradicted when it lies wholly outside it, or when the series
+// grows smoothly; otherwise inconclusive, as when the interval reaches
+// beyond the window, noise leaves both possible or no interior point of
 // the sweep lies in the window. It needs at least 7 points to weigh a
 // knee at all.
 // Neither where nor a may select on axis:
@@ -292,15 +304,23 @@
 //	max   = 6
 //
 // A crossover check compares a with b at every common axis value by the
-// per-round paired ratio (Wilcoxon signed-rank, Benjamini–Hochberg across
-// the points); a crossover is a significant difference of each sign on
-// its two sides, located with an interval from resampling rounds. It is
-// reproduced when that interval lies inside [min, max], contradicted when
-// it lies wholly outside or when a − b keeps one significant sign on both
-// sides of the range, otherwise inconclusive.
+// per-round paired ratio (median, sign test, the family-wise error
+// held within each sign across the points); a crossover is a difference
+// decided of each sign on its two sides, located with an interval from
+// resampling rounds. It is reproduced when a crossing in the claimed
+// direction (wins_above better above it) has its interval inside
+// [min, max] and no crossing the other way reaches the range;
+// contradicted when a crossing the other way reaches the range, when the
+// only crossings lie wholly outside it, or when a − b keeps one
+// significant sign on both sides of the range; otherwise inconclusive.
 //
 // A check of kind "profile" reads the CPU profile of one cell, which the
-// profiling pass writes when every mode has profile = "cell": unit names
+// profiling pass writes when every mode has profile = "cell". The pass
+// profiles each cell once, so its share has no run-to-run interval: a
+// profile check is always shown as context and never counted, whether or
+// not it sets context. A share that a claim's verdict rests on is
+// reported by the benchmark once per round (a profile of the cell's own
+// fixed window, say) and tested by a value or ratio check. unit names
 // the share of its samples to test, "heap-lock-share" (runtime lock frames
 // reached from the heap allocator, the default) or "lock-share" (any
 // runtime lock frame), as package profshare counts them. The share of the

@@ -179,12 +179,19 @@ type Claim struct {
 	Claimed     string  `toml:"claimed"`      // the article's figures, shown as context
 	NotTestable string  `toml:"not_testable"` // why the claim cannot be tested; excludes Checks
 	Checks      []Check `toml:"check"`        // at least one unless NotTestable is set
-	Line        int     `toml:"-"`            // line of the [[claim]] header
+	// NotTested lists the parts of a claim with checks that no check
+	// tests, each as "<part>: <why it is not tested here>", e.g. "P99 at
+	// depth 8: go test reports no per-call latency". Every output prints
+	// them beside the verdict, so an untested half of a claim is never
+	// read as tested.
+	NotTested []string `toml:"not_tested"`
+	Line      int      `toml:"-"` // line of the [[claim]] header
 }
 
 // Check is one predicate over measurements. Kind "ratio" holds when
 // Num/Den Op Value; kind "crossover" holds when series A and B cross
-// along Axis within [Min, Max]; kind "value" holds when the median of the
+// along Axis within [Min, Max], the series WinsAbove better above the
+// crossing; kind "value" holds when the median of the
 // cell Num Op Value (Op also "<=" or ">="); kind "knee" holds when series A
 // has its knee along Axis within [Min, Max].
 type Check struct {
@@ -201,6 +208,16 @@ type Check struct {
 	Min   float64 `toml:"min"`   // crossover: lower bound of the expected crossing
 	Max   float64 `toml:"max"`   // crossover: upper bound of the expected crossing
 	Note  string  `toml:"note"`  // shown with the verdict
+
+	// WinsAbove names the series ("a" or "b") a crossover check claims
+	// is better above the crossing, at higher axis values: lower in its
+	// unit, or higher for a unit the spec declares better = "higher"
+	// (see HigherIsBetter). Required on crossover checks.
+	WinsAbove string `toml:"wins_above"`
+	// HigherIsBetter is the direction of Unit from the spec's [[unit]]
+	// declarations (and go test's MB/s), set by Parse: what "wins" means
+	// for WinsAbove.
+	HigherIsBetter bool `toml:"-"`
 
 	// Effect is the claimed effect F as the ratio num/den the article
 	// states. Without Value, a ratio check tests the log-midpoint

@@ -43,7 +43,12 @@ func TestParseErrors(t *testing.T) {
 		{"bad_baseline.toml", 24, `analysis baseline "slab" is not a value of axis "variant"`},
 		{"ratio_missing_op.toml", 25, `a ratio check needs op`},
 		{"not_testable_with_checks.toml", 24, `marked not_testable but has checks`},
-		{"crossover_range.toml", 30, `min 512 is greater than max 256`},
+		{"crossover_range.toml", 31, `min 512 is greater than max 256`},
+		{"crossover_no_wins_above.toml", 25, `a crossover check needs wins_above = "a" or "b"`},
+		{"crossover_bad_wins_above.toml", 30, `wins_above "pool" must be "a" or "b"`},
+		{"wins_above_on_ratio.toml", 32, `wins_above is for crossover checks`},
+		{"not_tested_form.toml", 24, `not_tested entry 1 "P99" must read "<part of the claim>: <why it is not tested here>"`},
+		{"not_tested_not_testable.toml", 25, `is not testable as a whole`},
 		{"inline_bad_range.toml", 20, `min 5 is greater than max 4`},
 	}
 	for _, tt := range tests {
@@ -148,14 +153,15 @@ func TestParseGood(t *testing.T) {
 		},
 		{
 			ID: "crossover", Line: 73,
-			Text: "The pool starts to win somewhere between 10% and 40% reuse.",
+			Text:      "The pool starts to win somewhere between 10% and 40% reuse.",
+			NotTested: []string{"the pool's time per op: this crossover reads bytes per op"},
 			Checks: []Check{{
 				Kind: "crossover", Unit: "B/op", Where: "size=4096",
-				A: "variant=syncpool", B: "variant=plain", Axis: "reuse", Min: 10, Max: 40, Line: 77,
+				A: "variant=syncpool", B: "variant=plain", Axis: "reuse", WinsAbove: "a", Min: 10, Max: 40, Line: 78,
 			}},
 		},
 		{
-			ID: "gc-pressure", Line: 87,
+			ID: "gc-pressure", Line: 89,
 			Text:        "Pools lower GC pressure in production services.",
 			NotTestable: "needs a production workload, not a micro-benchmark",
 		},
@@ -427,6 +433,18 @@ func FuzzParse(f *testing.F) {
 		}
 		if s.Name == "" || len(s.Benchmarks) == 0 || len(s.Configs) == 0 {
 			t.Fatalf("accepted spec lacks required parts: %+v", s)
+		}
+		for _, c := range s.Claims {
+			for _, e := range c.NotTested {
+				if part, why, ok := strings.Cut(e, ": "); !ok || strings.TrimSpace(part) == "" || strings.TrimSpace(why) == "" {
+					t.Fatalf("claim %s: accepted not_tested entry %q without a part and a reason", c.ID, e)
+				}
+			}
+			for _, ch := range c.Checks {
+				if (ch.Kind == "crossover") != (ch.WinsAbove == "a" || ch.WinsAbove == "b") {
+					t.Fatalf("claim %s: accepted a %s check with wins_above %q", c.ID, ch.Kind, ch.WinsAbove)
+				}
+			}
 		}
 		for _, mode := range []string{"quick", "full"} {
 			vals, err := s.AxisValues(mode)

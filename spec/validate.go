@@ -97,8 +97,8 @@ func (v *validator) run(raw *rawSpec) {
 	v.configs(raw.Configs)
 	v.analysis()
 	v.scaling()
+	v.units(raw.Units) // before claims: a crossover's wins_above reads the directions
 	v.claims(raw.Claims)
-	v.units(raw.Units)
 }
 
 func (v *validator) benchmarks() {
@@ -453,6 +453,7 @@ func (v *validator) claims(raw []Claim) {
 		case c.NotTestable == "" && len(c.Checks) == 0:
 			v.at(p, "claim %q has no [[claim.check]]; add a check, or not_testable = \"why\"", c.ID)
 		}
+		v.notTested(p, c)
 		c.Checks = slices.Clone(c.Checks)
 		for j := range c.Checks {
 			v.check(fmt.Sprintf("%s.check[%d]", p, j), fmt.Sprintf("claim %q check %d", c.ID, j+1), &c.Checks[j])
@@ -480,6 +481,9 @@ func (v *validator) check(p, what string, ck *Check) {
 			}
 		}
 	}
+	if ck.Kind != "crossover" && (ck.WinsAbove != "" || v.idx.has(p+".wins_above")) {
+		v.at(p+".wins_above", "%s: wins_above is for crossover checks; remove it", what)
+	}
 	switch ck.Kind {
 	case "ratio":
 		foreign(crossFields, "crossover")
@@ -493,6 +497,7 @@ func (v *validator) check(p, what string, ck *Check) {
 		v.ratioThreshold(p, what, ck)
 	case "crossover":
 		foreign(ratioFields, "ratio")
+		v.winsAbove(p, what, ck)
 		for _, side := range []struct{ key, sel string }{{"a", ck.A}, {"b", ck.B}} {
 			if side.sel == "" {
 				v.at(p, "%s: a crossover check needs %s, a selector of one series such as \"variant=pool\"", what, side.key)
@@ -603,5 +608,45 @@ func (v *validator) ratioThreshold(p, what string, ck *Check) {
 	}
 	if !(ck.Value > 0) {
 		v.at(p+".value", "%s: a ratio check needs value > 0, the threshold for num/den (or effect, the claimed ratio)", what)
+	}
+}
+
+// notTested checks a claim's not_tested entries: each names an untested
+// part of a claim that has checks and says why, as "<part>: <reason>".
+func (v *validator) notTested(p string, c Claim) {
+	if len(c.NotTested) > 0 && c.NotTestable != "" {
+		v.at(p+".not_tested", "claim %q is not testable as a whole: its not_testable says why; remove not_tested", c.ID)
+	}
+	seen := map[string]bool{}
+	for i, e := range c.NotTested {
+		part, why, ok := strings.Cut(e, ": ")
+		switch {
+		case !ok || strings.TrimSpace(part) == "" || strings.TrimSpace(why) == "":
+			v.at(p+".not_tested", "claim %q: not_tested entry %d %q must read \"<part of the claim>: <why it is not tested here>\"", c.ID, i+1, e)
+		case seen[part]:
+			v.at(p+".not_tested", "claim %q: not_tested names %q twice", c.ID, part)
+		case strings.ContainsAny(e, "\n\t"):
+			v.at(p+".not_tested", "claim %q: not_tested entry %d must be one line", c.ID, i+1)
+		}
+		seen[part] = true
+	}
+}
+
+// winsAbove checks a crossover's wins_above, "a" or "b", and records the
+// direction of its unit: a unit the spec declares better = "higher" (or go
+// test's MB/s) is better higher, any other better lower.
+func (v *validator) winsAbove(p, what string, ck *Check) {
+	switch ck.WinsAbove {
+	case "a", "b":
+	case "":
+		v.at(p, "%s: a crossover check needs wins_above = \"a\" or \"b\", the series that is better above the crossing (at higher %s values)", what, ck.Axis)
+	default:
+		v.at(p+".wins_above", "%s: wins_above %q must be \"a\" or \"b\", the series that is better above the crossing", what, ck.WinsAbove)
+	}
+	ck.HigherIsBetter = ck.Unit == "MB/s"
+	for _, u := range v.s.Units {
+		if u.Name == ck.Unit {
+			ck.HigherIsBetter = u.Better == "higher"
+		}
 	}
 }

@@ -107,7 +107,7 @@ var (
 	ddlWithout    = regexp.MustCompile(`\)\s*WITHOUT\s+ROWID\s*(,\s*STRICT\s*)?;`)
 	ddlIdentity   = regexp.MustCompile(`\bINTEGER\s+PRIMARY\s+KEY\b`)
 	ddlInteger    = regexp.MustCompile(`\bINTEGER\b`)
-	ddlAnyColumn  = regexp.MustCompile(`(?m)^(\s*\w+\s+)ANY\b`)
+	ddlAnyColumn  = regexp.MustCompile(`(?m)(^\s*\w+\s+|\bADD\s+COLUMN\s+\w+\s+)ANY\b`)
 	ddlIdentityPH = "\x00IDENTITY\x00"
 )
 

@@ -1,7 +1,10 @@
 // Package store persists perflab runs in an embedded SQLite database: each
-// run's metadata and environment, its build/runtime configs, every benchmark
-// sample (as golang.org/x/perf/benchfmt records), unit metadata, artifacts
-// such as profiles and traces, single-cell failures and claim verdicts.
+// run's metadata, its typed plan (Plan, the stored-run contract: how the
+// run was planned and sampled) and environment, its build/runtime configs,
+// every benchmark sample (as golang.org/x/perf/benchfmt records), each
+// round's machine and the noise measured before it, unit metadata,
+// artifacts such as profiles and traces, single-cell failures and skips,
+// and claim verdicts.
 //
 // The database is a single file opened through the pure-Go driver
 // modernc.org/sqlite (no cgo) in WAL mode with a busy timeout and foreign
@@ -13,17 +16,17 @@
 // Tables:
 //
 //	meta           key/value pairs; schema_version
-//	runs           one row per run: experiment, mode, spec source, seed, status, times
+//	runs           one row per run: experiment, mode, spec source, seed, status, times, plan (note, JSON), how sampling stopped
 //	env            ordered key/value environment of a run (Go version, CPU, ...)
 //	configs        named build/exec configurations of a run
-//	rounds         completed rounds of a run; guards against storing a round twice
+//	rounds         completed rounds of a run, their machine and noise; guards against storing a round twice
 //	results        one benchmark record: run, round, position, name, iterations
 //	result_config  the record's configuration keys, in order
 //	result_values  the record's measurements (value, unit, original value/unit), in order
 //	unit_meta      benchfmt unit metadata ("Unit sec/op Assume=nothing")
 //	artifacts      files a run produced (profiles, traces, logs)
 //	verdicts       claim verdicts of a run
-//	failures       benchmark cells that failed to build or run
+//	failures       benchmark cells that failed to build or run, or skipped themselves
 //
 // PostgreSQL: Open of a postgres:// or postgresql:// URL (driver
 // github.com/jackc/pgx/v5/stdlib) gives the same *DB, schema, table and

@@ -43,13 +43,17 @@ type Verdict struct {
 	Reason   string
 }
 
-// A Failure records a benchmark cell that failed to build or run. Failures
-// are kept with the run; they do not end it.
+// A Failure records a benchmark cell that failed to build or run, or that
+// skipped itself. Failures are kept with the run; they do not end it.
 type Failure struct {
 	Round  int
 	Config string
 	Cell   string
 	Reason string
+	// Skip marks a cell that did not fail but has no sample: its benchmark
+	// called b.Skip (not applicable here), or skipped itself this round.
+	// Reason then says why it skipped.
+	Skip bool
 }
 
 // writeList inserts items for a run in one transaction, after checking the
@@ -237,21 +241,22 @@ func (db *DB) Verdicts(ctx context.Context, runID int64) ([]Verdict, error) {
 		})
 }
 
-// AddFailure records a failed benchmark cell of the run.
+// AddFailure records a failed (or, with Skip, a skipped) benchmark cell of
+// the run.
 func (db *DB) AddFailure(ctx context.Context, runID int64, f Failure) error {
 	return writeList(ctx, db, runID, "failure", "",
-		`INSERT INTO failures(run_id, round, config, cell, reason) VALUES (?, ?, ?, ?, ?)`,
-		[]Failure{f}, func(_ int, f Failure) []any { return []any{f.Round, f.Config, f.Cell, f.Reason} })
+		`INSERT INTO failures(run_id, round, config, cell, reason, skip) VALUES (?, ?, ?, ?, ?, ?)`,
+		[]Failure{f}, func(_ int, f Failure) []any { return []any{f.Round, f.Config, f.Cell, f.Reason, f.Skip} })
 }
 
 // Failures returns the run's failures in insertion order.
 func (db *DB) Failures(ctx context.Context, runID int64) ([]Failure, error) {
 	return readList(ctx, db, runID, "failures",
-		`SELECT round, config, cell, reason FROM failures WHERE run_id = ? ORDER BY id`,
+		`SELECT round, config, cell, reason, skip FROM failures WHERE run_id = ? ORDER BY id`,
 		func(rows *sql.Rows) (Failure, error) {
 			var f Failure
 			var round int64
-			err := rows.Scan(&round, &f.Config, &f.Cell, &f.Reason)
+			err := rows.Scan(&round, &f.Config, &f.Cell, &f.Reason, &f.Skip)
 			f.Round = int(round)
 			return f, err
 		})

@@ -29,6 +29,18 @@ func (db *DB) AddRound(ctx context.Context, runID int64, round int, results []*b
 
 // AddRoundOn is AddRound recording the machine (and shard) the round ran on.
 func (db *DB) AddRoundOn(ctx context.Context, runID int64, round int, m Machine, results []*benchfmt.Result) error {
+	return db.AddRoundInfo(ctx, runID, RoundInfo{Round: round, Machine: m}, results)
+}
+
+// AddRoundInfo is AddRound recording what info says about round
+// info.Round: the machine it ran on and the noise measured before it
+// (info.DoneAt is ignored: the round is done now).
+func (db *DB) AddRoundInfo(ctx context.Context, runID int64, info RoundInfo, results []*benchfmt.Result) error {
+	round, m := info.Round, info.Machine
+	var cv, load any // NULL: not measured
+	if n := info.Noise; n != nil {
+		cv, load = floatArg(n.CV), floatArg(n.Load)
+	}
 	for i, r := range results {
 		if r == nil {
 			return fmt.Errorf("add round %d of run %d: result %d is nil", round, runID, i)
@@ -51,8 +63,8 @@ func (db *DB) AddRoundOn(ctx context.Context, runID int64, round int, m Machine,
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(run_id, round, done_at, shard, host_id, cpu_model, cores) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			runID, round, now, m.Shard, m.HostID, m.CPUModel, m.Cores); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rounds(run_id, round, done_at, shard, host_id, cpu_model, cores, noise_cv, load_avg) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			runID, round, now, m.Shard, m.HostID, m.CPUModel, m.Cores, cv, load); err != nil {
 			if isUniqueViolation(err) {
 				// Another process stored the round in the meantime.
 				return fmt.Errorf("round %d of run %d was stored by another process in %s: %w", round, runID, db.path, ErrRoundExists)

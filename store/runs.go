@@ -20,8 +20,8 @@ type Run struct {
 	Status        string // "running" | "complete" | "partial" | "interrupted" | "failed"
 	StartedAt     time.Time
 	FinishedAt    time.Time // zero until finished
-	Note          string
-	Owner         Owner // the process that runs (or last ran) it
+	Plan          Plan      // how the run was planned and sampled
+	Owner         Owner     // the process that runs (or last ran) it
 }
 
 // CreateRun stores a new run and returns its ID, which it also sets in r.ID.
@@ -50,12 +50,16 @@ func (db *DB) CreateRun(ctx context.Context, r *Run) (int64, error) {
 		}
 		finished = sql.NullString{String: s, Valid: true}
 	}
+	note, err := r.Plan.note()
+	if err != nil {
+		return 0, fmt.Errorf("create run of %q: %w", r.Experiment, err)
+	}
 	var id int64
 	err = db.sql.QueryRowContext(ctx,
 		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note,
 		   owner_host, owner_pid, owner_start)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, finished, r.Note,
+		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, finished, note,
 		r.Owner.Host, r.Owner.PID, r.Owner.Start).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("create run of %q in %s: %w", r.Experiment, db.path, err)
@@ -93,7 +97,7 @@ func (db *DB) FinishRun(ctx context.Context, runID int64, status string) error {
 }
 
 const runColumns = `id, experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, finished_at, note,
-	owner_host, owner_pid, owner_start`
+	owner_host, owner_pid, owner_start, stop_round, stop_reason, stop_elapsed, stop_cell_cost`
 
 // scanRun reads one row of runColumns.
 func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
@@ -102,12 +106,20 @@ func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 		started  string
 		finished sql.NullString
 		rounds   int64
+		note     string
+		stop     struct {
+			round, elapsed, cost int64
+			reason               string
+		}
 	)
 	if err := sc.Scan(&r.ID, &r.Experiment, &r.Mode, &r.SpecPath, &r.SpecText, &r.Seed, &rounds,
-		&r.Status, &started, &finished, &r.Note, &r.Owner.Host, &r.Owner.PID, &r.Owner.Start); err != nil {
+		&r.Status, &started, &finished, &note, &r.Owner.Host, &r.Owner.PID, &r.Owner.Start,
+		&stop.round, &stop.reason, &stop.elapsed, &stop.cost); err != nil {
 		return nil, err
 	}
 	r.RoundsPlanned = int(rounds)
+	r.Plan = planOf(note)
+	r.Plan.Stop = Stop{Round: int(stop.round), Reason: StopReason(stop.reason), Elapsed: time.Duration(stop.elapsed), CellCost: time.Duration(stop.cost)}
 	var err error
 	if r.StartedAt, err = parseTime(started); err != nil {
 		return nil, fmt.Errorf("run %d: %w", r.ID, err)

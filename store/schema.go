@@ -141,4 +141,16 @@ ALTER TABLE rounds ADD COLUMN shard INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE rounds ADD COLUMN host_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE rounds ADD COLUMN cpu_model TEXT NOT NULL DEFAULT '';
 ALTER TABLE rounds ADD COLUMN cores INTEGER NOT NULL DEFAULT 0;`,
+	// 5: the stored-run contract typed: how a sequential run stopped, the
+	// noise measured before each round, and skips told from failures.
+	// Failure rows that older versions marked with a "skipped: " prefix
+	// become skips without it.
+	`ALTER TABLE runs ADD COLUMN stop_round INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN stop_elapsed INTEGER NOT NULL DEFAULT 0; -- nanoseconds
+ALTER TABLE runs ADD COLUMN stop_cell_cost INTEGER NOT NULL DEFAULT 0; -- nanoseconds
+ALTER TABLE rounds ADD COLUMN noise_cv ANY; -- NULL: not measured
+ALTER TABLE rounds ADD COLUMN load_avg ANY; -- NULL: not measured or unreadable
+ALTER TABLE failures ADD COLUMN skip INTEGER NOT NULL DEFAULT 0;
+UPDATE failures SET skip = 1, reason = substr(reason, 10) WHERE substr(reason, 1, 9) = 'skipped: ';`,
 }

@@ -16,11 +16,20 @@ type Machine struct {
 	Cores    int
 }
 
-// RoundInfo is one stored round and where it ran.
+// RoundInfo is one stored round, where it ran and the noise measured
+// just before it.
 type RoundInfo struct {
 	Round   int
 	Machine Machine
 	DoneAt  time.Time
+	Noise   *Noise // nil when none was measured (every round but a sequential run's later ones)
+}
+
+// Noise is the machine noise measured just before a round: raw
+// measurements, which readers judge (a noise burst is a statistic).
+type Noise struct {
+	CV   float64 // the calibration loop's coefficient of variation (0.05 for 5%)
+	Load float64 // the 1-minute load average; NaN when it could not be read
 }
 
 // ErrRunMismatch is wrapped by JoinRun's error when the run stored under the
@@ -29,7 +38,7 @@ var ErrRunMismatch = errors.New("run key names a different run")
 
 // JoinRun creates the run r under key, to be run by shards processes, or,
 // when a run with that key exists, loads it into r after checking that it
-// has the same spec text, seed, plan (Note), rounds and shard count. It
+// has the same spec text, seed, plan, rounds and shard count. It
 // reports whether this call created the run. The unique key makes the
 // choice atomic: of concurrent shards exactly one creates the run.
 func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (created bool, err error) {
@@ -46,13 +55,17 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (crea
 	if err != nil {
 		return false, fmt.Errorf("join run %q: %w", key, err)
 	}
+	note, err := r.Plan.note()
+	if err != nil {
+		return false, fmt.Errorf("join run %q: %w", key, err)
+	}
 	var id int64
 	err = db.sql.QueryRowContext(ctx,
 		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, note,
 		   owner_host, owner_pid, owner_start, run_key, shards)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (run_key) DO NOTHING RETURNING id`,
-		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, r.Note,
+		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, note,
 		r.Owner.Host, r.Owner.PID, r.Owner.Start, key, shards).Scan(&id)
 	if err == nil {
 		r.ID = id
@@ -70,14 +83,18 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (crea
 	if err != nil {
 		return false, err
 	}
+	storedNote, err := got.Plan.note()
+	if err != nil {
+		return false, fmt.Errorf("join run %q: %w", key, err)
+	}
 	var diff string
 	switch {
 	case got.SpecText != r.SpecText:
 		diff = "its spec text differs"
 	case got.Seed != r.Seed:
 		diff = fmt.Sprintf("its seed is %d, this shard's %d", got.Seed, r.Seed)
-	case got.Note != r.Note || got.RoundsPlanned != r.RoundsPlanned || got.Mode != r.Mode:
-		diff = fmt.Sprintf("its plan differs (stored %s %s, this shard %s %s)", got.Mode, got.Note, r.Mode, r.Note)
+	case storedNote != note || got.RoundsPlanned != r.RoundsPlanned || got.Mode != r.Mode:
+		diff = fmt.Sprintf("its plan differs (stored %s %s, this shard %s %s)", got.Mode, storedNote, r.Mode, note)
 	case storedShards != shards:
 		diff = fmt.Sprintf("it is split into %d shards, this shard says %d", storedShards, shards)
 	}
@@ -106,12 +123,16 @@ func (db *DB) RunKey(ctx context.Context, runID int64) (key string, shards int, 
 // Rounds returns the run's stored rounds with their machines, in round order.
 func (db *DB) Rounds(ctx context.Context, runID int64) ([]RoundInfo, error) {
 	return readList(ctx, db, runID, "rounds",
-		`SELECT round, shard, host_id, cpu_model, cores, done_at FROM rounds WHERE run_id = ? ORDER BY round`,
+		`SELECT round, shard, host_id, cpu_model, cores, done_at, noise_cv, load_avg FROM rounds WHERE run_id = ? ORDER BY round`,
 		func(rows *sql.Rows) (RoundInfo, error) {
 			var ri RoundInfo
 			var done string
-			if err := rows.Scan(&ri.Round, &ri.Machine.Shard, &ri.Machine.HostID, &ri.Machine.CPUModel, &ri.Machine.Cores, &done); err != nil {
+			var cv, load sql.NullFloat64
+			if err := rows.Scan(&ri.Round, &ri.Machine.Shard, &ri.Machine.HostID, &ri.Machine.CPUModel, &ri.Machine.Cores, &done, &cv, &load); err != nil {
 				return ri, err
+			}
+			if cv.Valid {
+				ri.Noise = &Noise{CV: cv.Float64, Load: nullFloat(load)}
 			}
 			t, err := parseTime(done)
 			ri.DoneAt = t

@@ -10,7 +10,7 @@ import (
 func TestJoinRun(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
-	base := Run{Experiment: "e", Mode: "quick", SpecText: "spec", Seed: 7, RoundsPlanned: 4, Note: `{"mode":"quick"}`}
+	base := Run{Experiment: "e", Mode: "quick", SpecText: "spec", Seed: 7, RoundsPlanned: 4, Plan: Plan{Mode: "quick"}}
 
 	// Concurrent shards: exactly one creates the run, all get its id.
 	var wg sync.WaitGroup
@@ -53,7 +53,7 @@ func TestJoinRun(t *testing.T) {
 	}{
 		{"spec", func(r *Run) { r.SpecText = "other" }, 3},
 		{"seed", func(r *Run) { r.Seed = 8 }, 3},
-		{"plan", func(r *Run) { r.Note = `{"mode":"full"}` }, 3},
+		{"plan", func(r *Run) { r.Plan = Plan{Mode: "full"} }, 3},
 		{"shards", func(*Run) {}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -94,7 +94,9 @@ func TestRunRoundTrip(t *testing.T) {
 		run  Run
 	}{
 		{"full", Run{Experiment: "reuse", Mode: "full", SpecPath: "/specs/reuse.toml", SpecText: "name = \"reuse\"\n",
-			Seed: -42, RoundsPlanned: 10, Status: "running", StartedAt: base, Note: "first"}},
+			Seed: -42, RoundsPlanned: 10, Status: "running", StartedAt: base, Plan: Plan{Mode: "full", Rounds: 10, Benchtime: "20ms", CPU: []int{1, 4},
+				Cells: []Cell{{Bench: "BenchmarkX", Levels: []string{"n=1"}, Config: "base"}}, Sources: map[string]string{"base": "/src"},
+				Sequential: true, Decide: &Decide{Unit: "cpu-sec/op", UnitChosen: true, Precision: 0.01, GateRatios: []float64{1.05}, MaxRounds: 500, Budget: time.Minute, Repeats: 5}}}},
 		{"defaults", Run{Experiment: "bench", Mode: "quick"}},
 		{"finished", Run{Experiment: "json", Mode: "custom", Seed: 1 << 62, Status: "complete",
 			StartedAt: base.Add(time.Hour), FinishedAt: base.Add(2 * time.Hour)}},
@@ -364,6 +366,7 @@ func TestArtifactsAndFailures(t *testing.T) {
 	fails := []Failure{
 		{Round: 0, Config: "green", Cell: "BenchmarkX/n=1", Reason: "exit status 2: panic"},
 		{Round: 3, Config: "base", Cell: "BenchmarkY", Reason: "timeout"},
+		{Round: 1, Config: "base", Cell: "BenchmarkZ", Reason: "needs GOEXPERIMENT=arenas", Skip: true},
 	}
 	for _, a := range arts {
 		if err := db.AddArtifact(ctx, id, a); err != nil {

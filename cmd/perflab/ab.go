@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/discover"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/revision"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
@@ -24,22 +27,23 @@ var cmdAB = &command{
 	rank:    16,
 	name:    "ab",
 	summary: "did my change make it faster? two revisions interleaved in one run, with a verdict",
-	usage:   "OLD [NEW] [PKG] [-bench REGEX] [--budget D] [--precision P] [--fail-on RULES] [--markdown FILE] [--measure instructions] [flags]",
+	usage:   "OLD [NEW] [PKG] [-bench REGEX] [--budget D] [--precision P] [--fail-on RULES [--require-decision]] [--markdown FILE] [--json] [--measure instructions] [flags]",
 	help: `
 AB answers "did my change make it faster?". It builds the package's test
 binary at two revisions of its git repository, OLD and NEW, and runs the
 selected benchmarks as cells × {old, new} in interleaved, shuffled rounds,
 so drift of the machine hits both sides alike and every round gives one
 paired new/old ratio. It prints, per benchmark and unit, the old and new
-medians, the paired change new/old with its confidence interval (the
-Hodges–Lehmann estimate of the per-round log-ratios with the Wilcoxon
-signed-rank interval), the p-value adjusted across rows (Benjamini–
-Hochberg), a verdict (faster, slower, or no difference at the precision
-reached, ±half the interval), and the paired geomean. The run is stored
-like any other: report, HTML, serve, history. With --budget or
---precision, rounds are added while a ratio is undecided and every
-interval is an anytime-valid confidence sequence instead (see
-docs/sequential.md), so looking after each round does not inflate errors.
+medians, the paired change new/old with its confidence interval, the
+p-value adjusted across rows (Benjamini–Hochberg), a verdict (faster,
+slower, or no difference at the precision reached, ±half the interval),
+and the paired geomean. The run is stored like any other: report, HTML,
+serve, history. With --budget or --precision, rounds are added while a
+ratio is undecided and every interval is an anytime-valid confidence
+sequence instead (see docs/sequential.md), so looking after each round
+does not inflate errors.
+
+` + wrapText(analysis.PairedMethod, 72) + `
 
 OLD and NEW are git revisions (a commit, branch, tag, HEAD~1, …) or
 directories. NEW defaults to the working tree, uncommitted changes
@@ -54,11 +58,14 @@ default, relative to the module directory (-C).
 Benchmarks that exist on one side only are listed, not compared. A side
 that does not build is named and ab exits 1.
 
---fail-on makes ab a CI gate: it exits 1 when a row's paired interval lies
-wholly beyond a rule's limit and the row is significant after
-Benjamini–Hochberg across the rows of its unit ("sec/op>+5%" fails on
-slow-downs of more than 5%). --markdown writes a summary for a pull-request
-comment or $GITHUB_STEP_SUMMARY.
+--fail-on makes ab a CI gate on the paired changes ("sec/op>+5%" fails on
+slow-downs of more than 5%); with --budget it adds rounds until every
+gated time ratio (sec/op, cpu-sec/op, instructions/op) clears the limits,
+or the budget is spent. --markdown writes a summary for a pull-request
+comment or $GITHUB_STEP_SUMMARY, --json the comparison and the gate's
+rulings.
+
+` + gateHelp + `
 
 --config pairs compare other axes of the same question: the first applies
 to OLD, the second to NEW, e.g. the same revision with GOGC changed, or
@@ -70,18 +77,20 @@ Examples:
   perflab ab main HEAD ./codec -bench Encode --budget 2m --precision 1%   # stop once every ratio is known to ±1%
   perflab ab main HEAD ./codec -bench Encode --measure instructions     # instructions/op beside time
   perflab ab "$BASE_SHA" HEAD ./pkg -bench . --fail-on 'sec/op>+5%' --markdown "$GITHUB_STEP_SUMMARY"
+  perflab ab "$BASE_SHA" HEAD ./pkg -bench . --budget 5m --fail-on 'sec/op>+2%' --require-decision   # exit 3 unless every row is decided
   perflab ab HEAD HEAD . --config old:PGO=off --config new:PGO=cpu.pprof
   perflab ab /src/lib-v1 /src/lib-v2 ./parse`,
 }
 
 type abFlags struct {
 	runFlags
+	gateFlags
 	dir      string
 	regex    string
 	cpu      string
 	configs  multiFlag
-	failOn   string
 	markdown string
+	asJSON   bool
 }
 
 func (f *abFlags) declare(fs *flag.FlagSet) {
@@ -94,8 +103,9 @@ func (f *abFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,4")
 	fs.Var(&f.configs, "config", "`NAME:KEY=VAL,...` settings of one side (GOEXPERIMENT, GOGC, GODEBUG, PGO, …); give two: OLD's, then NEW's")
 	f.engineFlags(fs)
-	fs.StringVar(&f.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%': exit 1 on a significant change wholly beyond a limit")
+	f.gateFlags.declare(fs)
 	fs.StringVar(&f.markdown, "markdown", "", "also write a Markdown summary to `file` (a PR comment, $GITHUB_STEP_SUMMARY)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the comparison and the gate's rulings (failures, undecided rows) as JSON instead of the table")
 }
 
 // abSide is one side of an A/B run: its source and its settings.
@@ -128,28 +138,26 @@ func init() {
 	define(cmdAB, func(f *abFlags, pos []string, stdout, stderr io.Writer) error {
 		oldArg, newArg, pkg, err := splitABArgs(pos)
 		if err != nil {
-			return err
+			return usageError(err)
 		}
-		var rules []compare.Threshold
-		if f.failOn != "" {
-			if rules, err = compare.ParseThresholds(f.failOn); err != nil {
-				return fmt.Errorf("--fail-on: %w", err)
-			}
-		}
-		cpu, err := parseCPU(f.cpu)
+		rules, err := f.rules()
 		if err != nil {
 			return err
 		}
+		cpu, err := parseCPU(f.cpu)
+		if err != nil {
+			return usageError(err)
+		}
 		if f.rounds < 1 {
-			return errors.New("--rounds must be at least 1")
+			return usageError(errors.New("--rounds must be at least 1"))
 		}
 		if err := f.seq.check(); err != nil {
-			return err
+			return usageError(err)
 		}
 		unit, limits := abGateUnit(f.seq.unit, rules)
 		sides, err := abSettings(f.configs)
 		if err != nil {
-			return err
+			return usageError(err)
 		}
 		if f.cache == "" {
 			if f.cache, err = builtin.CacheDir(); err != nil {
@@ -188,13 +196,10 @@ func init() {
 			return err
 		}
 		defer db.Close()
-		res, err := engine.Run(ctx, engine.Options{
-			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
-			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(common, []string{"old", "new"}), NoProfile: f.noProfile, Progress: stderr, Measure: f.measure,
-			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: unit, GateRatios: limits,
-			Sources: map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir},
-		})
+		opt := f.engineOptions(s, "quick", db, stderr)
+		opt.CPU, opt.Cells, opt.Unit, opt.GateRatios = cpu, discover.Cells(common, []string{"old", "new"}), unit, limits
+		opt.Sources = map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir}
+		res, err := engine.Run(ctx, opt)
 		if res != nil {
 			kv := []store.KV{{Key: "ab-old", Value: sides[0].Label()}, {Key: "ab-new", Value: sides[1].Label()}}
 			if serr := db.SetEnv(context.WithoutCancel(ctx), res.RunID, kv); serr != nil && err == nil {
@@ -411,50 +416,55 @@ func splitBenches(old, new []discover.Bench) (common, onlyOld, onlyNew []discove
 }
 
 // abVerdict compares the run's old and new configs round by round, prints
-// the table, writes the Markdown summary and applies the gate.
+// the table (or the JSON), writes the Markdown summary and applies the
+// gate.
 func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags, sides [2]abSide, rules []compare.Threshold,
 	onlyOld, onlyNew []discover.Bench, stdout, stderr io.Writer) error {
-	results, err := db.Results(ctx, res.RunID)
-	if err != nil {
-		return err
-	}
-	meta, err := db.UnitMeta(ctx, res.RunID)
-	if err != nil {
-		return err
-	}
 	// A run sampled sequentially (--budget, --precision) is judged with
 	// anytime-valid intervals, like every other view of it.
-	pr := compare.ComparePaired(results, "old", "new", runOptions(ctx, db, res.RunID, f.options()), compare.Directions(storedMeta(meta)))
+	pr, err := findings.LoadPaired(ctx, db, res.RunID, "old", "new", f.options())
+	if err != nil {
+		return err
+	}
 	for _, b := range onlyOld {
 		pr.OnlyOld = append(pr.OnlyOld, b.Name())
 	}
 	for _, b := range onlyNew {
 		pr.OnlyNew = append(pr.OnlyNew, b.Name())
 	}
-	fails, unmatched := pr.Check(rules)
-	fmt.Fprintf(stdout, "\nold: %s\nnew: %s\n%d interleaved rounds, paired new/old\n\n", sides[0].Label(), sides[1].Label(), res.RoundsDone)
-	if err := pr.WriteText(stdout, fails); err != nil {
+	var gate *compare.Gate
+	if len(rules) > 0 {
+		g := compare.Check(pr.Gate(), pr.Alpha, rules)
+		gate = &g
+	}
+	src := report.PairedSource{Title: "perflab ab: " + shortTitle(sides), Old: sides[0].Label(), New: sides[1].Label(), RunID: res.RunID, Rounds: res.RoundsDone}
+	if env, err := db.Env(ctx, res.RunID); err == nil {
+		src.Env = env
+	}
+	if f.asJSON {
+		err = report.PairedJSON(stdout, pr, src, gate)
+	} else {
+		err = report.PairedText(stdout, pr, src, gate)
+	}
+	if err != nil {
 		return err
 	}
-	pr.WriteImprecise(stderr, rules)
 	if f.markdown != "" {
-		var footer []string
-		footer = append(footer, fmt.Sprintf("old: %s", sides[0].Label()), fmt.Sprintf("new: %s", sides[1].Label()),
-			fmt.Sprintf("perflab run %d: %d interleaved rounds; each change is the Hodges–Lehmann estimate of the per-round new/old ratios with its %.0f%% Wilcoxon signed-rank interval.", res.RunID, res.RoundsDone, (1-pr.Alpha)*100))
-		if env, err := db.Env(ctx, res.RunID); err == nil {
-			for _, k := range []string{"cpu", "noise-before", "noise-after"} {
-				if v := envValue(env, k); v != "" {
-					footer = append(footer, k+": "+v)
-				}
-			}
-		}
-		title := "perflab ab: " + shortTitle(sides)
-		if err := writeFileWith(f.markdown, func(w io.Writer) error { return pr.WriteMarkdown(w, title, rules, fails, footer) }); err != nil {
+		if err := writeFileWith(f.markdown, func(w io.Writer) error { return report.PairedMarkdown(w, pr, src, gate) }); err != nil {
 			return fmt.Errorf("--markdown: %w", err)
 		}
 		fmt.Fprintf(stderr, "perflab ab: summary written to %s\n", f.markdown)
 	}
-	return gateOutcome(stderr, "perflab ab", f.failOn, fails, unmatched)
+	return f.outcome(stderr, "perflab ab", gate, "more rounds narrow the intervals: raise --budget (or --max-rounds), or measure on a quieter machine")
+}
+
+func envValue(env []store.KV, key string) string {
+	for _, kv := range env {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
 }
 
 // abName names the experiment after the package's directory in the

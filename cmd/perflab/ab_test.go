@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
-	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
@@ -160,7 +160,7 @@ func TestABDetectsSlowdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := compare.ComparePaired(results, "old", "new", analysis.DefaultOptions(), nil)
+	pr := findings.Paired(results, "old", "new", analysis.DefaultOptions(), nil)
 	if len(pr.Rows) == 0 {
 		t.Fatal("no paired rows in the stored run")
 	}

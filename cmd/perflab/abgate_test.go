@@ -1,9 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
 )
 
@@ -34,5 +39,85 @@ func TestABGateUnit(t *testing.T) {
 		if unit != tt.wantUnit || !slices.EqualFunc(limits, tt.wantLimits, func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }) {
 			t.Errorf("abGateUnit(%q, %q) = %q %v, want %q %v", tt.unit, tt.rules, unit, limits, tt.wantUnit, tt.wantLimits)
 		}
+	}
+}
+
+// TestABUsageExitCodes: mistakes in ab's command line exit 2 before
+// anything is built, and say where the help is.
+func TestABUsageExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{nil, "want OLD"},
+		{[]string{"HEAD", "--fail-on", "sec/op>5"}, "must end in '%'"},
+		{[]string{"HEAD", "--require-decision"}, "--require-decision goes with --fail-on"},
+		{[]string{"HEAD", "--rounds", "0"}, "--rounds must be at least 1"},
+		{[]string{"HEAD", "--cpu", "0"}, "--cpu"},
+		{[]string{"HEAD", "--config", "a"}, "--config: give none or two"},
+		{[]string{"HEAD", "--no-such-flag"}, "flag provided but not defined"},
+	} {
+		_, stderr, code := perflab(t, append([]string{"ab"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.err) || !strings.Contains(stderr, `"perflab help ab"`) {
+			t.Errorf("ab %v: exit %d, want 2 with %q and the help's name\n%s", tc.args, code, tc.err, stderr)
+		}
+	}
+}
+
+// TestABUndecided: two rounds give no paired interval, so a gate on them
+// cannot decide: ab prints the row as undecided in the table, on stderr,
+// in the Markdown summary and in the JSON; it exits 3 under
+// --require-decision and 0 without it.
+func TestABUndecided(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	repo := abRepo(t, 1000)
+	tmp := t.TempDir()
+	md := filepath.Join(tmp, "summary.md")
+	args := []string{"ab", "HEAD~1", "HEAD", ".", "-C", repo, "-bench", "Work$", "--rounds", "2", "--benchtime", "5ms",
+		"--fail-on", "sec/op>+1%", "--no-profile",
+		"--db", filepath.Join(tmp, "perflab.db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
+	const words = "undecided: too few samples for an interval"
+	out, stderr, code := perflab(t, append(args, "--require-decision", "--markdown", md)...)
+	if code != 3 {
+		t.Fatalf("ab --require-decision exited %d, want 3\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "BenchmarkWork") || !strings.Contains(out, words) {
+		t.Errorf("the table does not say the row is undecided:\n%s", out)
+	}
+	if !strings.Contains(stderr, "the gate could not decide 1 row(s) of --fail-on sec/op>+1%") || !strings.Contains(stderr, " [sec/op]: ") || !strings.Contains(stderr, "raise --budget") {
+		t.Errorf("stderr does not list the undecided row:\n%s", stderr)
+	}
+	summary, err := os.ReadFile(md)
+	if err != nil || !strings.Contains(string(summary), "**Gate `sec/op>+1%`: undecided**") || !strings.Contains(string(summary), "🟡 "+words) ||
+		!strings.Contains(string(summary), analysis.PairedMethod) {
+		t.Errorf("markdown summary (%v):\n%s", err, summary)
+	}
+
+	out, stderr, code = perflab(t, append(args, "--json")...)
+	var parsed struct {
+		Source struct {
+			Run    int64 `json:"run"`
+			Rounds int   `json:"rounds_run"`
+		} `json:"source"`
+		Gate      string `json:"gate"`
+		Undecided []struct {
+			Row     struct{ Name string } `json:"row"`
+			Reason  string                `json:"reason"`
+			Verdict string                `json:"verdict"`
+		} `json:"undecided"`
+	}
+	if code != 0 {
+		t.Fatalf("ab without --require-decision exited %d, want 0\n%s\n%s", code, out, stderr)
+	}
+	if err := json.Unmarshal([]byte(out), &parsed); err != nil || parsed.Gate != "undecided" || len(parsed.Undecided) != 1 || parsed.Source.Run != 2 || parsed.Source.Rounds != 2 {
+		t.Fatalf("ab --json: %+v (%v)\n%s", parsed, err, out)
+	}
+	if u := parsed.Undecided[0]; !strings.HasPrefix(u.Row.Name, "BenchmarkWork") || u.Reason != "no interval" || !strings.HasPrefix(u.Verdict, words) {
+		t.Errorf("ab --json: undecided %+v", u)
+	}
+	if !strings.Contains(stderr, "with --require-decision they exit 3") {
+		t.Errorf("without --require-decision, stderr does not say how to fail on undecided rows:\n%s", stderr)
 	}
 }

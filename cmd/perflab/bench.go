@@ -126,13 +126,9 @@ func init() {
 		}
 		defer db.Close()
 		cpu, _ := parseCPU(f.cpu)
-		res, err := engine.Run(ctx, engine.Options{
-			Spec: s, Mode: "quick", DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
-			Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget,
-			Cells: discover.Cells(benches, names), NoProfile: f.noProfile, Progress: stderr, Verbose: f.verbose,
-			Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
-			Measure: f.measure,
-		})
+		opt := f.engineOptions(s, "quick", db, stderr)
+		opt.CPU, opt.Cells = cpu, discover.Cells(benches, names)
+		res, err := engine.Run(ctx, opt)
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})
 }

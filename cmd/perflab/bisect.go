@@ -14,12 +14,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/bisect"
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/discover"
 	"github.com/perflab/perflab/engine"
 	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/revision"
 	"github.com/perflab/perflab/spec"
@@ -531,30 +531,22 @@ func (b *bisectRun) run(ctx context.Context, s bisect.Step, earlier []int64, bud
 	}
 	sp, err := revisionSpec(filepath.Join(lo.ModDir, "perflab-bisect.toml"), discover.SpecInput{
 		Name: "bisect-" + abName(b.f.dir, b.pkg), Title: title, Package: b.pkg, Benches: b.set, Configs: configs,
-		Rounds: analysis.AnytimeMinRounds, Benchtime: b.f.benchtime, CPU: b.cpu,
+		Rounds: findings.InitialRounds, Benchtime: b.f.benchtime, CPU: b.cpu,
 	})
 	if err != nil {
 		return 0, err
-	}
-	env := []store.KV{{Key: findings.BisectKey, Value: b.id}, {Key: findings.BisectStepKey, Value: strconv.Itoa(s.Number)},
-		{Key: findings.BisectLoKey, Value: lo.Commit}, {Key: findings.BisectMidKey, Value: mid}, {Key: findings.BisectHiKey, Value: hi.Commit}}
-	decide := func(ctx context.Context, runID int64) (bool, string, error) {
-		st, err := findings.LoadBisectStep(ctx, b.db, s, append(slices.Clone(earlier), runID), b.rule)
-		if err != nil {
-			return false, "", err
-		}
-		return st.Verdict != bisect.Undecided, report.BisectStepLine(st), nil
 	}
 	seed := b.f.seed
 	if seed != 0 {
 		seed += int64(s.Number)
 	}
-	res, err := engine.Run(ctx, engine.Options{
-		Spec: sp, Mode: "quick", DB: b.db, ArtifactDir: b.f.out, CacheDir: filepath.Join(b.f.cache, "bin"),
-		Seed: seed, Rounds: analysis.AnytimeMinRounds, Benchtime: b.f.benchtime, CPU: b.cpu, Budget: budget,
-		Cells: discover.Cells(b.set, names), NoProfile: true, Progress: b.stderr, Measure: b.f.measure, Verbose: b.f.verbose,
-		Sequential: true, MaxRounds: maxRounds, Unit: b.rule.Unit, Sources: sources, Env: env, Decide: decide,
-	})
+	opt := b.f.engineOptions(sp, "quick", b.db, b.stderr)
+	opt.Seed, opt.Rounds, opt.CPU, opt.Budget, opt.NoProfile = seed, findings.InitialRounds, b.cpu, budget, true
+	opt.Cells, opt.Sources, opt.Sequential, opt.MaxRounds, opt.Unit = discover.Cells(b.set, names), sources, true, maxRounds, b.rule.Unit
+	opt.Judge = stepJudge{b: b, step: s, earlier: earlier}
+	opt.Env = []store.KV{{Key: findings.BisectKey, Value: b.id}, {Key: findings.BisectStepKey, Value: strconv.Itoa(s.Number)},
+		{Key: findings.BisectLoKey, Value: lo.Commit}, {Key: findings.BisectMidKey, Value: mid}, {Key: findings.BisectHiKey, Value: hi.Commit}}
+	res, err := engine.Run(ctx, opt)
 	if err != nil {
 		return 0, err
 	}
@@ -562,6 +554,37 @@ func (b *bisectRun) run(ctx context.Context, s bisect.Step, earlier []int64, bud
 		return 0, ctx.Err()
 	}
 	return res.RunID, nil
+}
+
+// stepJudge is the engine's judge of a bisect step's run: one item that
+// reads every cell, decided when the step's rounds (with those of the
+// step's earlier runs) give it a verdict.
+type stepJudge struct {
+	b       *bisectRun
+	step    bisect.Step
+	earlier []int64 // runs of the same step stored before this one
+}
+
+func (j stepJudge) Rules(*spec.Spec) engine.Rules {
+	return engine.Rules{InitialRounds: findings.InitialRounds}
+}
+
+func (j stepJudge) Sequential(ctx context.Context, runID int64) (engine.Status, error) {
+	st, err := findings.LoadBisectStep(ctx, j.b.db, j.step, append(slices.Clone(j.earlier), runID), j.b.rule)
+	if err != nil {
+		return engine.Status{}, err
+	}
+	var cells []plan.Cell
+	for _, name := range []string{findings.BisectGood, findings.BisectMid, findings.BisectMidAgain, findings.BisectBad} {
+		cells = append(cells, discover.Cells(j.b.set, []string{name})...)
+	}
+	line := report.BisectStepLine(st)
+	return engine.Status{Items: []engine.Item{{Label: fmt.Sprintf("step %d", j.step.Number), Cells: cells, Decided: st.Verdict != bisect.Undecided, More: -1, Line: line}}}, nil
+}
+
+// FirstLook is never asked: a step's run is sequential.
+func (j stepJudge) FirstLook(context.Context, int64) (engine.Status, error) {
+	return engine.Status{}, nil
 }
 
 // failure says why a step's run measured nothing: the first failure

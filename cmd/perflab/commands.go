@@ -2,24 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
-
-	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchunit"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/builtin"
-	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
@@ -238,6 +231,9 @@ func init() {
 			if len(pos) > 0 {
 				return errors.New("--resume takes the run from the database; give no experiments with it")
 			}
+			if err := f.resumeIgnores(); err != nil {
+				return err
+			}
 			return resumeRun(*f, stdout, stderr)
 		}
 		if len(pos) == 0 {
@@ -269,13 +265,9 @@ func init() {
 
 		failed := false
 		for i, s := range specs {
-			res, err := engine.Run(ctx, engine.Options{
-				Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"),
-				Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, NoProfile: f.noProfile, NoFollowUp: f.noFollowUp, Progress: stderr,
-				NamesOnly: shipped[i], Verbose: f.verbose, Shard: sh,
-				Measure:   f.measure,
-				Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
-			})
+			opt := f.engineOptions(s, mode, db, stderr)
+			opt.NamesOnly, opt.Shard = shipped[i], sh
+			res, err := engine.Run(ctx, opt)
 			if err := afterRun(ctx, db, res, err, *f, stdout, stderr); err != nil {
 				if ctx.Err() != nil || res == nil {
 					return err
@@ -311,8 +303,7 @@ func resumeRun(f runFlags, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	res, err := engine.Resume(ctx, engine.Options{Spec: s, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: stderr,
-		NewRunIfChanged: f.newRun, Verbose: f.verbose}, run.ID)
+	res, err := engine.Resume(ctx, f.engineOptions(s, run.Mode, db, stderr), run.ID)
 	return afterRun(ctx, db, res, err, f, stdout, stderr)
 }
 
@@ -366,6 +357,9 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	if err != nil {
 		return err
 	}
+	if err := report.WriteSequential(stderr, in); err != nil {
+		return err
+	}
 	if err := report.StoreVerdicts(ctx, db, in); err != nil {
 		return err
 	}
@@ -383,7 +377,7 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), report.FailedCellRuns(in))
 	if len(in.Verdicts) == 0 {
 		// No claims to judge: the results themselves.
-		if err := writeResultsTable(stdout, resultRows(in.Samples, opt)); err != nil {
+		if err := report.ResultsTable(stdout, in.SummaryRows(), in.Opt.Confidence); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout)
@@ -505,12 +499,22 @@ func declareReport(fs *flag.FlagSet, c *common, out *string) {
 }
 
 func loadRun(c common, pos []string) (*findings.Run, error) {
+	in, err := loadRunInput(c, pos)
+	if err != nil {
+		return nil, err
+	}
+	return findings.Of(in), nil
+}
+
+// loadRunInput reads what the store holds about the run pos names (the
+// latest when none), noting on stderr the rounds a sharded run lacks.
+func loadRunInput(c common, pos []string) (findings.Input, error) {
 	if len(pos) > 1 {
-		return nil, fmt.Errorf("want at most one run ID, got %q", pos)
+		return findings.Input{}, fmt.Errorf("want at most one run ID, got %q", pos)
 	}
 	db, err := openDB(c.db, true)
 	if err != nil {
-		return nil, err
+		return findings.Input{}, err
 	}
 	defer db.Close()
 	ctx := context.Background()
@@ -520,13 +524,13 @@ func loadRun(c common, pos []string) (*findings.Run, error) {
 	}
 	id, err := runID(ctx, db, arg)
 	if err != nil {
-		return nil, err
+		return findings.Input{}, err
 	}
-	f, err := findings.Load(ctx, db, id, c.options())
+	in, err := findings.Read(ctx, db, id, c.options())
 	if err == nil {
-		noteMissing(ctx, os.Stderr, db, f.Run)
+		noteMissing(ctx, os.Stderr, db, in.Run)
 	}
-	return f, err
+	return in, err
 }
 
 // ---- export ----
@@ -581,10 +585,17 @@ exponential, quadratic) by AICc, with a breakpoint interval from resampling
 rounds, else smooth growth with its exponent, or undecided. With --by it
 gives, per point, the paired ratio of each value of that key to the
 baseline value (--baseline, default the first value seen) with its 95%
-interval and a geomean across points; with --axis too it compares series
-that differ in that key point by point (paired per-round ratios,
-Benjamini-Hochberg across the points) and reports crossovers with an
-interval for the crossing.
+interval and a geomean across points, read as better or worse in the
+unit's direction (a rate such as B/s is better higher); with --axis too it
+compares series that differ in that key point by point (paired per-round
+ratios, the family-wise error held within each sign across the points)
+and reports crossovers with their direction and an interval for the
+crossing.
+
+A stored run is analysed as its report is: its planned rounds (follow-up
+rounds serve the claim checks alone), under the rule its sampling calls
+for, with --axis, --by and --baseline defaulting to the spec's analysis,
+so its numbers are those of the report's tables.
 
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
@@ -602,10 +613,10 @@ type analyzeFlags struct {
 func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
-	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along")
+	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along (default: the spec's for a run)")
 	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: ratios to the baseline, and crossovers along --axis")
-	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the first seen)")
-	fs.BoolVar(&f.asJSON, "json", false, "print knees and crossovers as JSON")
+	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the spec's for a run, else the first seen)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the summaries, knees, crossovers and ratios as JSON")
 	fs.StringVar(&f.unit, "unit", "", "only this `unit` (e.g. sec/op)")
 }
 
@@ -614,160 +625,36 @@ func init() {
 		if f.baseline != "" && f.by == "" {
 			return errors.New("--baseline needs --by: it is a value of that key")
 		}
-		results, err := analyzeInput(f.common, pos, stderr)
-		if err != nil {
-			return err
+		opt := findings.AnalyzeOptions{Axis: f.axis, By: f.by, Baseline: f.baseline, Unit: f.unit}
+		var a *findings.Analysis
+		if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0]) && !fileExists(pos[0])) {
+			in, err := loadRunInput(f.common, pos)
+			if err != nil {
+				return err
+			}
+			a = findings.AnalyzeRun(in, opt)
+		} else {
+			var sets []*findings.Set
+			for _, p := range pos {
+				s, err := readSetFile(p, "perflab analyze", stderr)
+				if err != nil {
+					return err
+				}
+				sets = append(sets, s)
+			}
+			a = findings.AnalyzeSets(sets, opt, f.options())
 		}
-		samples := analysis.Collect(results)
-		if f.unit != "" {
-			samples = slices.DeleteFunc(samples, func(s *analysis.Sample) bool { return s.Unit != f.unit })
-		}
-		if len(samples) == 0 {
+		if len(a.Summaries) == 0 {
 			return errors.New("no benchmark results in the input")
 		}
-		opt := f.options()
-		out := analyzeOutput{[]analysis.SeriesKnee{}, []analysis.SeriesKnee{}, []analysis.SeriesCrossover{}, []analysis.SeriesComparison{}, []findings.Comparison{}, []findings.GeomeanRow{}}
-		if f.axis != "" {
-			out.KneeFits = analysis.KneeFits(samples, f.axis, opt)
-			out.Knees = analysis.FoundKnees(out.KneeFits)
-			if f.by != "" {
-				out.Comparisons = analysis.Comparisons(samples, f.axis, f.by, opt)
-				out.Crossovers = analysis.CrossoversOf(out.Comparisons)
-			}
-		}
-		if f.by != "" {
-			base := f.baseline
-			if base == "" {
-				for _, s := range samples {
-					if v, ok := s.Value(f.by); ok {
-						base = v
-						break
-					}
-				}
-			}
-			for _, u := range analysis.Units(samples) {
-				rs := findings.RatioSpec{Axis: f.axis, By: f.by, Baseline: base, Unit: u}
-				out.Ratios = append(out.Ratios, findings.Ratios(samples, rs, opt)...)
-				out.Geomeans = append(out.Geomeans, findings.Geomeans(samples, rs, opt)...)
-			}
-		}
 		if f.asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return report.JSON(stdout, a)
 		}
-		printSummaries(stdout, samples, opt)
-		if f.axis != "" {
-			fmt.Fprintf(stdout, "\nknees along %s (a hinge must beat smooth curves by ΔAICc ≥ %g):\n", f.axis, analysis.KneeMargin)
-			if len(out.KneeFits) == 0 {
-				fmt.Fprintln(stdout, "  no series with 4 or more points")
-			}
-			for _, k := range out.KneeFits {
-				fmt.Fprintf(stdout, "  %s [%s]: %s\n", seriesLabel(k.Series, k.Config), k.Unit, k.Note)
-			}
-		}
-		if f.by != "" && len(out.Ratios) > 0 {
-			fmt.Fprintf(stdout, "\nratios to %s=%s, per point, paired within rounds (95%% interval):\n", f.by, out.Ratios[0].Baseline)
-			for _, c := range out.Ratios {
-				for _, p := range c.Points {
-					fmt.Fprintf(stdout, "  %s %s=%s [%s] %s: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, orPoint(f.axis, p.X), report.FmtRatio(p.Ratio))
-				}
-				fmt.Fprintf(stdout, "  %s %s=%s [%s] geomean: %s\n", seriesLabel(c.Series, c.Config), c.By, c.Value, c.Unit, report.FmtRatio(c.Geomean.Ratio))
-			}
-		}
-		if f.by != "" && f.axis != "" {
-			fmt.Fprintf(stdout, "\ncrossovers along %s between %s values:\n", f.axis, f.by)
-			if len(out.Crossovers) == 0 {
-				fmt.Fprintln(stdout, "  none")
-			}
-			for _, c := range out.Crossovers {
-				fmt.Fprintf(stdout, "  %s vs %s [%s]: %s=%.3g [%.3g, %.3g] (between %g and %g; significant at %g and %g; %s, %s)\n",
-					c.A, c.B, c.Unit, c.Axis, c.X, c.XLo, c.XHi, c.Lo, c.Hi, c.SigLo, c.SigHi, c.Test, c.Correction)
-			}
-		}
-		return nil
+		return report.AnalyzeText(stdout, a)
 	})
-}
-
-func orPoint(axis, x string) string {
-	switch {
-	case x == "":
-		return "(all)"
-	case axis != "":
-		return axis + "=" + x
-	}
-	return x
-}
-
-// analyzeOutput is what analyze --json prints: every series' knee fit
-// (KneeFits; Knees are those with a knee), every comparison of two
-// series along the axis (Comparisons: per-point paired ratios and
-// crossovers; Crossovers lists the crossovers alone), and with --by each
-// value's per-point ratio to the baseline with a geomean (Ratios,
-// Geomeans).
-type analyzeOutput struct {
-	Knees       []analysis.SeriesKnee       `json:"knees"`
-	KneeFits    []analysis.SeriesKnee       `json:"knee_fits"`
-	Crossovers  []analysis.SeriesCrossover  `json:"crossovers"`
-	Comparisons []analysis.SeriesComparison `json:"comparisons"`
-	Ratios      []findings.Comparison       `json:"ratios"`
-	Geomeans    []findings.GeomeanRow       `json:"geomeans"`
-}
-
-func seriesLabel(name, config string) string {
-	if config == "" {
-		return name
-	}
-	return name + " @" + config
-}
-
-// analyzeInput reads benchfmt files, or a stored run when the only argument
-// is a run ID / "latest" (or there are no arguments).
-func analyzeInput(c common, pos []string, stderr io.Writer) ([]*benchfmt.Result, error) {
-	if len(pos) == 0 || (len(pos) == 1 && isRunRef(pos[0]) && !fileExists(pos[0])) {
-		in, err := loadRun(c, pos)
-		if err != nil {
-			return nil, err
-		}
-		return in.Results, nil
-	}
-	var all []*benchfmt.Result
-	for _, p := range pos {
-		var r io.Reader = os.Stdin
-		name := "stdin"
-		if p != "-" {
-			f, err := os.Open(p)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			r, name = f, p
-		}
-		res, err := gotest.Parse(r, name)
-		if err != nil {
-			fmt.Fprintf(stderr, "perflab analyze: %v\n", err)
-		}
-		all = append(all, res...)
-	}
-	return all, nil
 }
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func printSummaries(w io.Writer, samples []*analysis.Sample, opt analysis.Options) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "benchmark\tunit\tmedian\t95% CI\tn\t")
-	for _, s := range samples {
-		sum := analysis.Summarize(s.Values, opt)
-		cls := benchunit.ClassOf(s.Unit)
-		ci := fmt.Sprintf("[%s, %s]", benchunit.Scale(sum.Lo, cls), benchunit.Scale(sum.Hi, cls))
-		if sum.N < 6 {
-			ci += " (n<6: range)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t\n", seriesLabel(s.Name.Full, s.Config), s.Unit, benchunit.Scale(sum.Center, cls), ci, sum.N)
-	}
-	tw.Flush()
 }

@@ -1,30 +1,24 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
-	"time"
-
-	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/findings"
-	"github.com/perflab/perflab/store"
+	"github.com/perflab/perflab/report"
 )
 
 var cmdCompare = &command{
 	rank:    45,
 	name:    "compare",
 	summary: "compare two runs or benchmark files; a CI gate with --fail-on",
-	usage:   "OLD NEW [--fail-on RULES] [--json]",
+	usage:   "OLD NEW [--fail-on RULES [--require-decision]] [--json]",
 	help: `
 Compare prints, for every benchmark and unit present in both OLD and NEW,
 the medians with their confidence intervals, the change Δ (median ratio − 1)
@@ -40,27 +34,88 @@ config under different names (a run's "default" against another's
 "go126"), those two are paired; otherwise --map OLD=NEW pairs them
 (repeatable). What only one side has is summarised in a short table.
 
---fail-on makes compare a CI gate: it exits 1 when a change is a discovery
-under the Benjamini-Hochberg procedure at --alpha (false discovery rate)
-among all compared rows of the rule's unit, AND its whole confidence
-interval lies beyond the rule's limit; so chance hits among hundreds of
-benchmarks, noise and changes too small to matter do not fail a build.
-Rules are comma-separated: "sec/op>+5%" fails on slow-downs of more than 5%,
-"req/s<-5%" on throughput drops of more than 5%. A rule whose unit no
-compared benchmark reports is an error (a typo would otherwise pass
-silently), and so is a gate with no benchmark in both sides.
-Without --fail-on, compare only reports and exits 0.
+--fail-on makes compare a CI gate: rules are comma-separated, such as
+"sec/op>+5%" (fails on slow-downs of more than 5%) or "req/s<-5%"
+(throughput drops of more than 5%). A rule whose unit no compared
+benchmark reports is an error (a typo would otherwise pass silently), and
+so is a gate with no benchmark in both sides. Without --fail-on, compare
+only reports and exits 0.
+
+` + gateHelp + `
 
 Examples:
   perflab compare 3 4
   perflab compare latest~1 latest --fail-on 'sec/op>+5%,B/op>+10%'
   perflab compare base.txt pr.txt --fail-on 'sec/op>+5%'
+  perflab compare base.txt pr.txt --fail-on 'sec/op>+5%' --require-decision   # exit 3 when a row is undecided
   perflab compare 3 4 --map default=go126 --map gogc-off=go126-gogc-off`,
+}
+
+// gateHelp says how a --fail-on gate rules on rows and how it exits:
+// the help of every command with a gate quotes it.
+const gateHelp = `The gate rules on every compared row of a rule's unit:
+  beyond     the change is a discovery under the Benjamini-Hochberg
+             procedure at --alpha (false discovery rate) among all rows of
+             the rule's unit, AND its whole confidence interval lies beyond
+             the limit: the row is marked FAIL. So chance hits among
+             hundreds of benchmarks, noise and changes too small to matter
+             do not fail a build.
+  within     the whole interval lies on the allowed side of the limit (or
+             every value is the same on both sides): the row reads as it
+             would without a gate.
+  undecided  anything the gate cannot rule on yet: the interval still
+             holds the limit (touching it counts), there is no interval
+             (too few samples), or the interval lies beyond the limit but
+             the change is no discovery. The row reads "undecided: a change
+             below ±X% cannot be told apart on this machine", where X is
+             half the width of the row's interval on the log scale,
+             (log(1+hi) − log(1+lo))/2: the precision the samples reached
+             (±7.8% for an interval of [−7.5%, +8.2%]). The lines after the
+             table give each undecided row's estimate, interval and its
+             distance from the limit on the same scale: the interval must
+             shrink to about that half-width before the gate can rule.
+
+Exit codes:
+  0  done; with --fail-on, no row lies beyond a limit, and every gated
+     row was decided (without --require-decision, undecided rows are
+     listed on stderr but do not change the code)
+  1  a row lies beyond a limit, or the command failed
+  2  a usage error: bad flags or arguments, or a rule whose unit no
+     compared benchmark reports
+  3  with --require-decision: a gated row is undecided, none beyond a
+     limit`
+
+// gateFlags are a gate's flags: its rules and whether a row it cannot
+// decide fails it.
+type gateFlags struct {
+	failOn          string
+	requireDecision bool
+}
+
+func (g *gateFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&g.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%,B/op>+10%': exit 1 on a change that is a Benjamini-Hochberg discovery wholly beyond a limit; rows whose interval still holds a limit are printed as undecided")
+	fs.BoolVar(&g.requireDecision, "require-decision", false, "with --fail-on: exit 3 when a gated row is undecided (its interval holds a limit, or there is none), after printing everything")
+}
+
+// rules parses --fail-on; a bad rule, or --require-decision without
+// rules, is a usage error.
+func (g *gateFlags) rules() ([]compare.Threshold, error) {
+	if g.failOn == "" {
+		if g.requireDecision {
+			return nil, usageError(errors.New("--require-decision goes with --fail-on RULES"))
+		}
+		return nil, nil
+	}
+	ths, err := compare.ParseThresholds(g.failOn)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--fail-on: %w", err))
+	}
+	return ths, nil
 }
 
 type compareFlags struct {
 	common
-	failOn string
+	gateFlags
 	asJSON bool
 	maps   multiFlag
 }
@@ -68,22 +123,23 @@ type compareFlags struct {
 func (f *compareFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
 	f.alphaFlag(fs)
-	fs.StringVar(&f.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%,B/op>+10%': exit 1 on a change that is a Benjamini-Hochberg discovery and wholly beyond a limit")
-	fs.BoolVar(&f.asJSON, "json", false, "print the comparison (and gate failures) as JSON")
+	f.gateFlags.declare(fs)
+	fs.BoolVar(&f.asJSON, "json", false, "print the comparison and the gate's rulings (failures, undecided rows) as JSON")
 	fs.Var(&f.maps, "map", "pair config `OLD=NEW` (old side's name = new side's name); repeat for several")
 }
 
 func init() {
 	define(cmdCompare, func(f *compareFlags, pos []string, stdout, stderr io.Writer) error {
 		if len(pos) != 2 {
-			return fmt.Errorf("want OLD and NEW (run IDs, \"latest\", \"latest~N\" or benchmark files), got %d arguments", len(pos))
+			return usageError(fmt.Errorf("want OLD and NEW (run IDs, \"latest\", \"latest~N\" or benchmark files), got %d arguments", len(pos)))
 		}
-		var ths []compare.Threshold
-		var err error
-		if f.failOn != "" {
-			if ths, err = compare.ParseThresholds(f.failOn); err != nil {
-				return fmt.Errorf("--fail-on: %w", err)
-			}
+		ths, err := f.rules()
+		if err != nil {
+			return err
+		}
+		cmap, err := compare.ParseConfigMap(f.maps)
+		if err != nil {
+			return usageError(fmt.Errorf("--map: %w", err))
 		}
 		old, err := compareInput(f.common, pos[0], stderr)
 		if err != nil {
@@ -93,57 +149,33 @@ func init() {
 		if err != nil {
 			return err
 		}
-		cmap, err := compare.ParseConfigMap(f.maps)
-		if err != nil {
-			return fmt.Errorf("--map: %w", err)
+		res := findings.Compare(old, new, findings.CompareOptions{Alpha: f.alpha, ConfigMap: cmap})
+		for _, p := range res.FuncProblems {
+			fmt.Fprintf(stderr, "perflab compare: per-function counts: %s\n", p)
 		}
-		res := compare.Compare(old.results, new.results, compare.Options{Alpha: f.alpha, ConfigMap: cmap, HigherIsBetter: compare.Directions(append(old.meta, new.meta...))})
-		res.Sort()
-		fails, unmatched := res.Check(ths)
+		var gate *compare.Gate
+		if len(ths) > 0 {
+			g := compare.Check(res.Gate(), res.Alpha, ths)
+			gate = &g
+		}
 		if f.asJSON {
-			out := struct {
-				*compare.Result
-				Fails []compare.Failure `json:"fails"`
-			}{res, fails}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(out); err != nil {
-				return err
-			}
+			err = report.CompareJSON(stdout, res, gate)
 		} else {
-			describeSides(stdout, old, new)
-			if err := res.WriteText(stdout, fails); err != nil {
-				return err
-			}
-			if err := writeFuncChanges(stdout, old, new); err != nil {
-				fmt.Fprintf(stderr, "perflab compare: per-function counts: %v\n", err)
-			}
+			err = report.CompareText(stdout, res, gate)
+		}
+		if err != nil {
+			return err
 		}
 		if len(res.Rows) == 0 && len(ths) > 0 {
 			return errors.New("no benchmark is in both OLD and NEW (same name and config), so the gate cannot judge anything; check that both measured the same benchmarks, and pair differently named configs with --map OLD=NEW")
 		}
-		return gateOutcome(stderr, "perflab compare", f.failOn, fails, unmatched)
+		return f.outcome(stderr, "perflab compare", gate, "more samples on each side (go test -count) narrow the intervals")
 	})
 }
 
-func configSuffix(c string) string {
-	if c == "" {
-		return ""
-	}
-	return " @" + c
-}
-
-// side is one input of a comparison.
-type side struct {
-	label     string
-	results   []*benchfmt.Result
-	env       []store.KV // nil for a file
-	meta      []benchfmt.UnitMetadata
-	artifacts []store.Artifact // nil for a file
-}
-
-// compareInput reads one side: a stored run or a benchmark file.
-func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
+// compareInput reads one side: a stored run (its planned rounds) or a
+// benchmark file.
+func compareInput(c common, arg string, stderr io.Writer) (*findings.Set, error) {
 	if arg != "-" {
 		if _, err := os.Stat(arg); err != nil && isRunRef(arg) {
 			db, err := openDB(c.db, true)
@@ -156,29 +188,15 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 			if err != nil {
 				return nil, err
 			}
-			run, err := db.GetRun(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			sd := &side{label: fmt.Sprintf("run %d (%s, %s, %s)", id, run.Experiment, run.Mode, run.StartedAt.Local().Format("2006-01-02 15:04"))}
-			if sd.results, err = db.Results(ctx, id); err != nil {
-				return nil, err
-			}
-			sd.results = findings.SamplingOf(run).Planned(sd.results)
-			if sd.env, err = db.Env(ctx, id); err != nil {
-				return nil, err
-			}
-			meta, err := db.UnitMeta(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			sd.meta = storedMeta(meta)
-			if sd.artifacts, err = db.Artifacts(ctx, id); err != nil {
-				return nil, err
-			}
-			return sd, nil
+			return findings.ReadSet(ctx, db, id)
 		}
 	}
+	return readSetFile(arg, "perflab compare", stderr)
+}
+
+// readSetFile reads a file of Go benchmark output ("-" is stdin); lines
+// that do not parse are reported on stderr.
+func readSetFile(arg, cmd string, stderr io.Writer) (*findings.Set, error) {
 	var r io.Reader = os.Stdin
 	name := "stdin"
 	if arg != "-" {
@@ -189,90 +207,59 @@ func compareInput(c common, arg string, stderr io.Writer) (*side, error) {
 		defer f.Close()
 		r, name = f, arg
 	}
-	res, meta, err := readBench(r, name)
-	if err != nil {
-		fmt.Fprintf(stderr, "perflab compare: %v\n", err)
+	s, warn, err := findings.ParseSet(r, name)
+	if warn != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, warn)
 	}
-	if len(res) == 0 {
-		return nil, fmt.Errorf("%s holds no benchmark results", name)
-	}
-	return &side{label: name, results: res, meta: meta}, nil
+	return s, err
 }
 
-// describeSides names both inputs and, for stored runs, lists where their
-// environments differ, warning when the calibration loop ran at a
-// different speed: then part of every difference is the machine's.
-func describeSides(w io.Writer, old, new *side) {
-	fmt.Fprintf(w, "old: %s\nnew: %s\n", old.label, new.label)
-	if old.env == nil || new.env == nil {
-		fmt.Fprintln(w)
-		return
-	}
-	ov := map[string]string{}
-	for _, kv := range old.env {
-		ov[kv.Key] = kv.Value
-	}
-	var diffs []string
-	for _, kv := range new.env {
-		if o, ok := ov[kv.Key]; ok && o != kv.Value && kv.Key != "time" {
-			diffs = append(diffs, fmt.Sprintf("  %-14s %s  →  %s", kv.Key, o, kv.Value))
-		}
-	}
-	if len(diffs) > 0 {
-		fmt.Fprintf(w, "environment differences:\n%s\n", strings.Join(diffs, "\n"))
-	}
-	for _, k := range []string{"noise-before", "noise-after"} {
-		o, n := calibration(ov[k]), calibration(envValue(new.env, k))
-		if o > 0 && n > 0 && (n/o > 1.1 || o/n > 1.1) {
-			fmt.Fprintf(w, "warning: the calibration loop (%s) took %+.0f%% in new: the machine itself ran at a different speed, so part of every difference below is the machine's, not the code's\n", k, (n/o-1)*100)
-		}
-	}
-	fmt.Fprintln(w)
-}
+// maxRulingLines bounds the lines a gate prints per kind of ruling.
+const maxRulingLines = 20
 
-func envValue(env []store.KV, key string) string {
-	for _, kv := range env {
-		if kv.Key == key {
-			return kv.Value
-		}
-	}
-	return ""
-}
-
-var calibrationRE = regexp.MustCompile(`median ([0-9.]+(?:ns|us|µs|ms|s))`)
-
-// calibration reads the median of a noise estimate such as
-// "cv=3.6% (n=30, median 1.07ms)", in seconds; 0 when absent.
-func calibration(s string) float64 {
-	m := calibrationRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0
-	}
-	d, err := time.ParseDuration(m[1])
-	if err != nil {
-		return 0
-	}
-	return d.Seconds()
-}
-
-// gateOutcome reports a --fail-on gate's result on stderr: an error when a
-// rule names a unit no compared benchmark reports, errExit1 with one line
-// per failure when the gate failed, nil when it passed.
-func gateOutcome(stderr io.Writer, cmd, failOn string, fails []compare.Failure, unmatched []compare.Threshold) error {
-	if len(unmatched) > 0 {
-		var names []string
-		for _, u := range unmatched {
-			names = append(names, u.String())
-		}
-		return fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", "))
-	}
-	if len(fails) == 0 {
+// outcome reports a gate's result on stderr (nil gate: none) and returns
+// the error that sets the exit code: a usage error when a rule names a
+// unit no compared benchmark reports; errExit1, after a line per row, when
+// a row lies beyond a limit; errUndecided, after a line per row, when a
+// row is undecided under --require-decision; nil when the gate passed or
+// left rows undecided without it. hint says how to narrow the intervals.
+func (g *gateFlags) outcome(stderr io.Writer, cmd string, gate *compare.Gate, hint string) error {
+	if gate == nil {
 		return nil
 	}
-	fmt.Fprintf(stderr, "%s: %d significant changes beyond --fail-on %s\n", cmd, len(fails), failOn)
-	for _, fl := range fails {
-		fmt.Fprintf(stderr, "  %s%s [%s]: %s %s, p=%.3g, breaks %s\n", fl.Row.Name, configSuffix(fl.Row.Config), fl.Row.Unit,
-			compare.FormatDelta(fl.Row.Delta), compare.FormatCI(fl.Row), fl.Row.P, cmp.Or(fl.Threshold.Text, fl.Threshold.String()))
+	if len(gate.Unmatched) > 0 {
+		var names []string
+		for _, u := range gate.Unmatched {
+			names = append(names, u.String())
+		}
+		return usageError(fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", ")))
 	}
-	return errExit1
+	lines := func(rs []compare.Ruling) {
+		for i, r := range rs {
+			if i == maxRulingLines {
+				fmt.Fprintf(stderr, "  … and %d more\n", len(rs)-maxRulingLines)
+				break
+			}
+			fmt.Fprintf(stderr, "  %s\n", report.RulingLine(r))
+		}
+	}
+	fails, undecided := gate.Fails(), gate.Undecided()
+	if len(fails) > 0 {
+		fmt.Fprintf(stderr, "%s: %d significant changes beyond --fail-on %s\n", cmd, len(fails), g.failOn)
+		lines(fails)
+	}
+	if len(undecided) > 0 {
+		fmt.Fprintf(stderr, "%s: the gate could not decide %d row(s) of --fail-on %s: an interval still holds the limit, or there is none; %s\n", cmd, len(undecided), g.failOn, hint)
+		lines(undecided)
+		if !g.requireDecision && len(fails) == 0 {
+			fmt.Fprintf(stderr, "%s: undecided rows do not fail the gate; with --require-decision they exit 3\n", cmd)
+		}
+	}
+	switch {
+	case len(fails) > 0:
+		return errExit1
+	case len(undecided) > 0 && g.requireDecision:
+		return errUndecided
+	}
+	return nil
 }

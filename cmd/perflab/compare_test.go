@@ -61,9 +61,9 @@ func TestCompareGateExitCodes(t *testing.T) {
 		{"report only", []string{"1", "3"}, 0, "worse", ""},
 		{"files", []string{oldFile, regFile, "--fail-on", "sec/op>+5%"}, 1, "FAIL", ""},
 		{"file against itself", []string{oldFile, oldFile, "--fail-on", "sec/op>+5%"}, 0, "0%", ""},
-		{"unit typo", []string{"1", "3", "--fail-on", "sec/opp>+5%"}, 1, "", "no compared benchmark reports the unit"},
-		{"bad rule", []string{"1", "3", "--fail-on", "sec/op>5"}, 1, "", "must end in '%'"},
-		{"one argument", []string{"1"}, 1, "", "want OLD and NEW"},
+		{"unit typo", []string{"1", "3", "--fail-on", "sec/opp>+5%"}, 2, "", "no compared benchmark reports the unit"},
+		{"bad rule", []string{"1", "3", "--fail-on", "sec/op>5"}, 2, "", "must end in '%'"},
+		{"one argument", []string{"1"}, 2, "", "want OLD and NEW"},
 		{"no such run", []string{"1", "9"}, 1, "", "run 9"},
 	} {
 		out, stderr, code := perflab(t, append(append([]string{"compare"}, tc.args...), "--db", db)...)
@@ -78,6 +78,81 @@ func TestCompareGateExitCodes(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &parsed); err != nil || code != 1 || len(parsed.Fails) != 36 || len(parsed.Rows) != 72 {
 		t.Errorf("--json: code %d, %d rows, %d fails, err %v", code, len(parsed.Rows), len(parsed.Fails), err)
+	}
+}
+
+// TestCompareGateDecisions: the exit codes of "perflab compare --fail-on"
+// through Main, on benchmark files whose changes are known
+// (compare/testdata/gate: A and B about 100 and 200 ns, each file says how
+// it differs from old.txt), and the undecided rows in the table, on
+// stderr and in the JSON.
+func TestCompareGateDecisions(t *testing.T) {
+	file := func(name string) string { return filepath.Join("..", "..", "compare", "testdata", "gate", name) }
+	old := file("old.txt")
+	const holds = "undecided: a change below ±0.3% cannot be told apart on this machine"
+	for _, tc := range []struct {
+		name        string
+		args        []string
+		code        int
+		out, stderr []string
+		not         []string // in neither
+	}{
+		{"decided pass", []string{old, file("within.txt"), "--fail-on", "sec/op>+5%", "--require-decision"}, 0, []string{"BenchmarkA-2", "~"}, nil, []string{"undecided"}},
+		{"decided fail", []string{old, file("beyond.txt"), "--fail-on", "sec/op>+5%"}, 1, []string{"worse  FAIL sec/op>5%"},
+			[]string{"1 significant changes beyond --fail-on sec/op>+5%", "BenchmarkA-2 [sec/op]: +20.0% [+19.6%, +20.4%]"}, []string{"undecided"}},
+		{"undecided passes without --require-decision", []string{old, file("holds.txt"), "--fail-on", "sec/op>+5%"}, 0, []string{holds},
+			[]string{"the gate could not decide 1 row(s) of --fail-on sec/op>+5%", "BenchmarkA-2 [sec/op]: +5.0% [+4.7%, +5.3%], p=", "undecided on sec/op>+5%: a change below ±0.3%",
+				"the estimate is 0% from the limit", "with --require-decision they exit 3"}, []string{"FAIL"}},
+		{"undecided exits 3 under --require-decision", []string{old, file("holds.txt"), "--fail-on", "sec/op>+5%", "--require-decision"}, 3, []string{holds},
+			[]string{"the gate could not decide 1 row(s)"}, []string{"FAIL", "they exit 3"}},
+		{"an interval holding 0 and the limit", []string{old, file("wide.txt"), "--fail-on", "sec/op>+1%", "--require-decision"}, 3,
+			[]string{"undecided: a change below ±5.1% cannot be told apart on this machine"}, []string{"the estimate is 1.0% from the limit"}, nil},
+		{"no interval", []string{file("few.txt"), file("few.txt"), "--fail-on", "sec/op>+5%", "--require-decision"}, 3,
+			[]string{"undecided: too few samples for an interval"}, []string{"the gate could not decide 2 row(s)", "no interval"}, nil},
+		{"a failure outranks an undecided row", []string{old, file("mixed.txt"), "--fail-on", "sec/op>+5%", "--require-decision"}, 1,
+			[]string{"worse  FAIL sec/op>5%", holds}, []string{"1 significant changes beyond", "the gate could not decide 1 row(s)"}, nil},
+		{"--require-decision alone", []string{old, file("holds.txt"), "--require-decision"}, 2, nil,
+			[]string{"--require-decision goes with --fail-on", `Run "perflab help compare" for usage.`}, nil},
+		{"a bad --map", []string{old, file("holds.txt"), "--map", "x"}, 2, nil, []string{"--map"}, nil},
+	} {
+		out, stderr, code := perflab(t, append([]string{"compare"}, tc.args...)...)
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.name, code, tc.code, out, stderr)
+		}
+		for _, w := range tc.out {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: stdout lacks %q:\n%s", tc.name, w, out)
+			}
+		}
+		for _, w := range tc.stderr {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, w, stderr)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(out+stderr, w) {
+				t.Errorf("%s: output has %q:\n%s\n%s", tc.name, w, out, stderr)
+			}
+		}
+	}
+
+	out, _, code := perflab(t, "compare", old, file("mixed.txt"), "--json", "--fail-on", "sec/op>+5%", "--require-decision")
+	var parsed struct {
+		Gate      string                       `json:"gate"`
+		Fails     []struct{ Threshold string } `json:"fails"`
+		Undecided []struct {
+			Row struct {
+				Name          string
+				Delta, Lo, Hi float64
+			} `json:"row"`
+			Verdict string `json:"verdict"`
+		} `json:"undecided"`
+	}
+	if err := json.Unmarshal([]byte(out), &parsed); err != nil || code != 1 || parsed.Gate != "failed" || len(parsed.Fails) != 1 || len(parsed.Undecided) != 1 {
+		t.Fatalf("--json: exit %d, %+v, %v\n%s", code, parsed, err, out)
+	}
+	if u := parsed.Undecided[0]; u.Row.Name != "BenchmarkB-2" || !(u.Row.Lo < 0.05 && 0.05 < u.Row.Hi) || u.Verdict != holds {
+		t.Errorf("--json: undecided %+v, want B with an interval holding +5%% and the table's words", u)
 	}
 }
 
@@ -170,7 +245,7 @@ func plantRegression(t *testing.T, path string, src int64, factor float64) int64
 		t.Fatal(err)
 	}
 	cp := *run
-	cp.ID, cp.Note = 0, "planted regression"
+	cp.ID = 0
 	id, err := db.CreateRun(ctx, &cp)
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 
-	"github.com/perflab/perflab/history"
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/report"
 )
 
 var cmdHistory = &command{
@@ -60,16 +61,14 @@ func init() {
 			return err
 		}
 		defer db.Close()
-		s, err := history.Load(context.Background(), db, pos[0], history.LoadOptions{Unit: f.unit, Config: f.config, Stats: f.options()})
+		h, err := findings.LoadHistory(context.Background(), db, pos[0], findings.HistoryOptions{Unit: f.unit, Config: f.config, Stats: f.options(),
+			Changes: analysis.EDivisiveOptions{Alpha: f.alpha, Permutations: f.perms, MinSize: f.minSize}})
 		if err != nil {
 			return err
 		}
-		s.Detect(history.EDivisiveOptions{Alpha: f.alpha, Permutations: f.perms, MinSize: f.minSize})
 		if f.asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(s)
+			return report.JSON(stdout, h)
 		}
-		return s.WriteText(stdout)
+		return report.HistoryText(stdout, h)
 	})
 }

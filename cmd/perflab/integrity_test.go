@@ -79,7 +79,7 @@ func TestRunsShowsDeadOwnerAsInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	owner := store.ProcessOwner(cmd.Process.Pid)
-	run := &store.Run{Experiment: "killed", Mode: "quick", RoundsPlanned: 6, Owner: owner, Note: "{}"}
+	run := &store.Run{Experiment: "killed", Mode: "quick", RoundsPlanned: 6, Owner: owner}
 	if _, err := db.CreateRun(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 type command struct {
@@ -65,56 +66,95 @@ func main() {
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// errUsage marks an error already explained by printed usage.
-var errUsage = errors.New("usage")
+// exitError ends perflab with its code. Its err, when not nil, is
+// printed first ("perflab CMD: err"); a usage error (code 2) adds where
+// the command's help is. Wrapped in other errors it still decides the
+// code, so every command ends through this one mechanism.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// The exit codes of perflab, as "perflab help ab" and "perflab help
+// compare" document them.
+const (
+	exitOK        = 0 // done; a gate passed
+	exitFailed    = 1 // the job failed, or a gate found a change beyond a limit
+	exitUsage     = 2 // a usage error: bad flags or arguments
+	exitUndecided = 3 // a gate could not decide a row, under --require-decision
+)
+
+var (
+	// errUsage marks an error already explained by printed usage.
+	errUsage = &exitError{code: exitUsage}
+	// errExit1 is returned after a command already said why it failed.
+	errExit1 = &exitError{code: exitFailed}
+	// errUndecided is returned after a gate said which rows it could not
+	// decide, when it was asked to require a decision.
+	errUndecided = &exitError{code: exitUndecided}
+)
+
+// usageError is a mistake in the command line: perflab prints it with a
+// pointer to the command's help and exits 2.
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // Main runs perflab with args and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
 		if len(args) > 1 {
 			if c := find(args[1]); c != nil {
 				printHelp(stdout, c)
-				return 0
+				return exitOK
 			}
 			if t, ok := helpTopics[args[1]]; ok {
 				fmt.Fprint(stdout, t())
-				return 0
+				return exitOK
 			}
 			fmt.Fprintf(stderr, "perflab: unknown command %q\n\n", args[1])
 			usage(stderr)
-			return 2
+			return exitUsage
 		}
 		usage(stdout)
-		return 0
+		return exitOK
 	}
 	c := find(name)
 	if c == nil {
 		fmt.Fprintf(stderr, "perflab: unknown command %q\n\n", name)
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 	err := c.run(args[1:], stdout, stderr)
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errUsage):
-		return 2
-	case errors.Is(err, errExit1):
-		return 1
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	code := exitFailed
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+		if ee.err == nil {
+			return code
+		}
 	}
 	fmt.Fprintf(stderr, "perflab %s: %v\n", name, err)
-	return 1
+	if code == exitUsage {
+		fmt.Fprintf(stderr, "Run \"perflab help %s\" for usage.\n", name)
+	}
+	return code
 }
-
-// errExit1 is returned after a command already said why it failed.
-var errExit1 = errors.New("exit 1")
 
 func find(name string) *command {
 	for _, c := range commands {
@@ -208,4 +248,26 @@ func interruptible() (context.Context, context.CancelFunc) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() { <-ctx.Done(); stop() }()
 	return ctx, stop
+}
+
+// wrapText breaks a paragraph into lines of at most width columns (a
+// longer word stands alone), for help texts built from constants.
+func wrapText(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(s) {
+		l := utf8.RuneCountInString(w)
+		switch {
+		case n == 0:
+		case n+1+l > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += l
+	}
+	return b.String()
 }

@@ -19,8 +19,13 @@ import (
 )
 
 var (
-	mdVerdictRE   = regexp.MustCompile(`(?m)^\| ([A-Z][0-9]+(?:\.[0-9]+)?) \|.*\| \*{0,2}([a-z ()]+?)\*{0,2} \|$`)
-	htmlVerdictRE = regexp.MustCompile(`(?s)<tr class="[^"]*"(?: id="claim-[^"]+")?><td>(?:<a [^>]*>)?([A-Z][0-9]+(?:\.[0-9]+)?)(?:</a>)?</td>.*?<td class="verdict[^"]*">(?:<b>)?([a-z ()]+?)(?:</b>)?</td></tr>`)
+	// A claim's or check's row of the claims tables: its ID first, its
+	// verdict last, perhaps with a note's mark.
+	mdVerdictRE = regexp.MustCompile(`(?m)^\| \*{0,2}([A-Z][0-9]+(?:\.[0-9]+)?)\*{0,2} \|.*\| \*{0,2}([a-z ()0-9]+?)\*{0,2}(?: \[[0-9]+\])? \|$`)
+	// In HTML: a row, its first cell's ID and its verdict cell.
+	htmlRowRE     = regexp.MustCompile(`(?s)<tr[^>]*>(.*?)</tr>`)
+	htmlIDRE      = regexp.MustCompile(`^<td[^>]*>(?:<a [^>]*>|<b>)?([A-Z][0-9]+(?:\.[0-9]+)?)(?:</a>|</b>)?</td>`)
+	htmlVerdictRE = regexp.MustCompile(`<td class="verdict[^"]*">(?:<b>)?([a-z ()0-9]+?)(?:</b>)?(?:<details|</td>)`)
 )
 
 // TestServeAndReportSameVerdicts: "perflab report N --alpha A" and perflab
@@ -55,8 +60,11 @@ func TestServeAndReportSameVerdicts(t *testing.T) {
 			fromMD[m[1]] = m[2]
 		}
 		fromHTML := map[string]string{}
-		for _, m := range htmlVerdictRE.FindAllStringSubmatch(string(body), -1) {
-			fromHTML[m[1]] = html.UnescapeString(m[2])
+		for _, row := range htmlRowRE.FindAllStringSubmatch(string(body), -1) {
+			id, v := htmlIDRE.FindStringSubmatch(row[1]), htmlVerdictRE.FindStringSubmatch(row[1])
+			if id != nil && v != nil {
+				fromHTML[id[1]] = html.UnescapeString(v[1])
+			}
 		}
 		if len(fromMD) < 3 {
 			t.Fatalf("α=%s: only %d verdicts in the report:\n%s", alpha, len(fromMD), md)

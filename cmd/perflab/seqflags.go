@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/engine"
-	"github.com/perflab/perflab/findings"
-	"github.com/perflab/perflab/store"
 )
 
 // seqFlags are the sequential-sampling flags of run and bench.
@@ -66,14 +62,4 @@ func parsePrecision(s string) (float64, error) {
 		return 0, fmt.Errorf("--precision %q: want a half-width such as 1%% or 0.01 (between 0 and 100%%)", s)
 	}
 	return v * scale, nil
-}
-
-// runOptions are the analysis options for a stored run, as its sampling
-// calls for (findings.Sampling): a run sampled sequentially is analysed
-// with anytime-valid intervals. findings.Load applies the same by itself.
-func runOptions(ctx context.Context, db *store.DB, id int64, opt analysis.Options) analysis.Options {
-	if run, err := db.GetRun(ctx, id); err == nil {
-		opt = findings.SamplingOf(run).Options(opt)
-	}
-	return opt
 }

@@ -27,8 +27,8 @@ func (f *runFlags) shardOption(specs int) (*engine.Shard, error) {
 	if f.budget > 0 {
 		return nil, errors.New("--budget fits rounds to one machine's timing, so shards could plan differently; pass --rounds and --benchtime instead")
 	}
-	if f.seq.precision > 0 || f.seq.maxRounds > 0 {
-		return nil, errors.New("--precision and --max-rounds decide rounds as results arrive on one machine; shards run a fixed plan: pass --rounds and --benchtime instead")
+	if f.seq.precision > 0 || f.seq.maxRounds > 0 || f.seq.unit == engine.UnitCPU {
+		return nil, errors.New("--precision, --max-rounds and --unit cpu-sec/op decide rounds as results arrive on one machine; shards run a fixed plan: pass --rounds and --benchtime instead")
 	}
 	k, n, err := engine.ParseShard(f.shard)
 	if err != nil {

@@ -167,23 +167,42 @@ func benchLog(b *testing.B, variant string, gpp, procs int) {
 	}
 }
 
-// Windows of BenchmarkWindows: windowCount windows of windowPeriod.
+// Windows of BenchmarkWindows: windowCount windows of windowPeriod for
+// the correlation, one shareWindow for the lock shares.
 const (
 	windowPeriod = 50 * time.Millisecond
 	windowCount  = 16
+	shareWindow  = 250 * time.Millisecond
 )
 
-// BenchmarkWindows runs the plain variant's request loop for a fixed
-// windowCount × windowPeriod per iteration and samples runtime/metrics at
-// every window: the scavenger's CPU time, the time goroutines blocked on
-// locks, and the share of goroutines waiting. It reports, per run, the
-// Pearson coefficient across its windows of scavenger time against lock
-// wait (r-scav-lockwait) and against the waiting share (r-scav-blockrate),
-// and how many windows saw scavenger work (scav-windows); a coefficient
-// whose series did not vary is not reported. Each run is one time series,
-// so the rounds, not the windows, are the independent units a claim
-// summarises. Only variant=plain, gpp=64, gomaxprocs=2 samples; the other
-// cells skip themselves, as does the profiling pass.
+// shareProcs is the least GOMAXPROCS whose cells BenchmarkWindows profiles
+// for the lock shares: article E's lock-contention claims are about 16 to
+// 64 cores and are judged there; on fewer cores the profiling pass's
+// per-cell profiles show the shares as context.
+const shareProcs = 16
+
+// BenchmarkWindows runs the request loop of a variant for fixed windows,
+// which measure what a run of b.N requests cannot.
+//
+// At variant=plain, gpp=64, gomaxprocs=2 it runs windowCount windows of
+// windowPeriod per iteration and samples runtime/metrics at every window:
+// the scavenger's CPU time, the time goroutines blocked on locks, and the
+// share of goroutines waiting. It reports, per run, the Pearson coefficient
+// across its windows of scavenger time against lock wait (r-scav-lockwait)
+// and against the waiting share (r-scav-blockrate), and how many windows
+// saw scavenger work (scav-windows); a coefficient whose series did not
+// vary is not reported. Each run is one time series, so the rounds, not
+// the windows, are the independent units a claim summarises.
+//
+// At gpp=64 and gomaxprocs ≥ shareProcs (variants plain, pooled and
+// arena) it runs one shareWindow per iteration under a CPU profile at
+// profileHz and reports the share of its samples in runtime lock frames
+// reached from the heap allocator (heap-lock-share) and in any runtime
+// lock frame (lock-share), as package profshare counts them, and the
+// samples behind them (profile-samples): one share per round, so a claim
+// on a share gets an interval across rounds, as from any other unit.
+//
+// The other cells skip themselves, as does the profiling pass.
 func BenchmarkWindows(b *testing.B) {
 	for _, v := range Variants {
 		v := v
@@ -201,9 +220,16 @@ func BenchmarkWindows(b *testing.B) {
 	}
 }
 
+// windowsAt says which windows BenchmarkWindows runs in a cell: the
+// correlation's, the lock shares', or (both false) none.
+func windowsAt(variant string, gpp, procs int) (correlation, shares bool) {
+	return variant == "plain" && gpp == 64 && procs == 2, gpp == 64 && procs >= shareProcs && variant != "presized"
+}
+
 func benchWindows(b *testing.B, variant string, gpp, procs int) {
-	if variant != "plain" || gpp != 64 || procs != 2 {
-		b.Skip("windows are sampled for variant=plain,gpp=64,gomaxprocs=2 only")
+	correlation, shares := windowsAt(variant, gpp, procs)
+	if !correlation && !shares {
+		b.Skipf("windows run at variant=plain,gpp=64,gomaxprocs=2 (correlation) and at gpp=64, gomaxprocs ≥ %d for plain, pooled and arena (lock shares) only", shareProcs)
 	}
 	if f := flag.Lookup("test.cpuprofile"); f != nil && f.Value.String() != "" {
 		b.Skip("windows are not profiled")
@@ -212,38 +238,83 @@ func benchWindows(b *testing.B, variant string, gpp, procs int) {
 		b.Skipf("gomaxprocs=%d needs %d cores; this machine has %d (runtime.NumCPU)", procs, procs, n)
 	}
 	lg, err := NewLogger(variant)
+	if errors.Is(err, ErrNeedsArenas) {
+		b.Skip("needs GOEXPERIMENT=arenas")
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := Verify(lg); err != nil {
+		b.Fatalf("variant %s is incorrect, not measured: %v", variant, err)
+	}
 	prev := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(prev)
+	if correlation {
+		correlationWindows(b, lg, gpp*procs)
+		return
+	}
+	var total, lock, heap int64
+	for i := 0; i < b.N; i++ {
+		c, err := ProfileWindow(shareWindow, profileHz, func(stop <-chan struct{}) error { return serve(lg, gpp*procs, stop) })
+		if err != nil {
+			b.Fatalf("variant %s: %v", variant, err)
+		}
+		total, lock, heap = total+c.Total, lock+c.Lock, heap+c.HeapLock
+	}
+	b.ReportMetric(float64(total)/float64(b.N), "profile-samples")
+	b.ReportMetric(float64(heap)/float64(total), "heap-lock-share")
+	b.ReportMetric(float64(lock)/float64(total), "lock-share")
+}
+
+// serve logs requests from n goroutines, each yielding after every
+// request, until stop is closed, and returns the first error.
+func serve(lg Logger, n int, stop <-chan struct{}) error {
+	var (
+		next atomic.Uint64
+		wg   sync.WaitGroup
+		done atomic.Bool
+	)
+	errs := make(chan error, 1)
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := new(crcSink)
+			var req Request
+			for !done.Load() {
+				NewRequest(&req, next.Add(1))
+				if err := lg.Log(&req, w); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					return
+				}
+				runtime.Gosched()
+			}
+			sinkTotal.Add(uint64(w.sum))
+		}()
+	}
+	<-stop
+	done.Store(true)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+// correlationWindows runs b.N series of windowCount windows of the
+// request loop from n goroutines and reports the correlations.
+func correlationWindows(b *testing.B, lg Logger, n int) {
 	var scav, wait, block []float64
 	active := 0
 	for i := 0; i < b.N; i++ {
-		var stop atomic.Bool
-		var next atomic.Uint64
-		var wg sync.WaitGroup
-		errs := make(chan error, 1)
-		for g := 0; g < gpp*procs; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w := new(crcSink)
-				var req Request
-				for !stop.Load() {
-					NewRequest(&req, next.Add(1))
-					if err := lg.Log(&req, w); err != nil {
-						select {
-						case errs <- err:
-						default:
-						}
-						return
-					}
-					runtime.Gosched()
-				}
-				sinkTotal.Add(uint64(w.sum))
-			}()
-		}
+		stop := make(chan struct{})
+		done := make(chan error, 1)
+		go func() { done <- serve(lg, n, stop) }()
 		s := NewSampler()
 		tick := time.NewTicker(windowPeriod)
 		for k := 0; k < windowCount; k++ {
@@ -257,12 +328,9 @@ func benchWindows(b *testing.B, variant string, gpp, procs int) {
 			}
 		}
 		tick.Stop()
-		stop.Store(true)
-		wg.Wait()
-		select {
-		case err := <-errs:
-			b.Fatalf("variant %s failed to log a request: %v", variant, err)
-		default:
+		close(stop)
+		if err := <-done; err != nil {
+			b.Fatalf("failed to log a request: %v", err)
 		}
 	}
 	b.ReportMetric(float64(active), "scav-windows")

@@ -58,12 +58,21 @@
 // The CPU classes are updated by the runtime at the end of GC cycles, so a
 // run without a completed cycle reports no fractions.
 //
+// BenchmarkWindows runs the same requests for fixed windows: 16 windows
+// of 50 ms sampling runtime/metrics (the correlation between scavenger
+// time and blocked goroutines, at variant=plain, gpp=64, gomaxprocs=2),
+// and, at gpp=64 and GOMAXPROCS 16 and up, one 250 ms window under a CPU
+// profile ([ProfileWindow]) whose runtime-lock shares it reports
+// (heap-lock-share, lock-share): one share per round, so the claims on
+// lock shares get intervals across rounds.
+//
 // # Profiles
 //
 // The experiment profiles each cell on its own (profile = "cell"). When
 // the test binary writes a CPU profile, TestMain raises the sampling rate
 // to 1000 Hz, so a short pass gives the runtime-lock shares of package
-// profshare a usable interval.
+// profshare a usable interval; one pass per cell gives no run-to-run
+// interval, so those shares are shown as context.
 //
 // # Older toolchains
 //
@@ -72,8 +81,10 @@
 // That toolchain refuses the module's go.mod, which asks for a newer Go;
 // the config builds with go122.mod instead (config field modfile, the go
 // command's -modfile flag), a module file with a go1.22 line and no
-// requirements: this package and benchmetrics need only the standard
-// library.
+// requirements: built by a toolchain older than Go 1.23, this package
+// and benchmetrics need only the standard library (the lock-share window,
+// which reads profiles with package profshare, builds from Go 1.23 on;
+// before, [ProfileWindow] returns an error).
 //
 // # Running it
 //

@@ -135,7 +135,17 @@ func BenchmarkRoute(b *testing.B) {
 //
 // Besides sec/op, B/op and allocs/op and package benchmetrics' runtime
 // metrics, it reports gc-pause-sec/Mreq (GC pause per million requests)
-// and gc-cycles/req over gcRequests further, untimed requests.
+// and gc-cycles/req over gcRequests further, untimed requests, and
+// gc-pause-sec/cycle, the stop-the-world pause per GC cycle, over
+// gcRequests requests that each also allocate a bodySize response body
+// (the rest of a service), so that the pooled chain, which allocates
+// nothing itself, runs GC cycles too.
+// bodySize is the response body each request of BenchmarkContext's pause
+// measurement allocates; bodySink keeps it on the heap.
+const bodySize = 1024
+
+var bodySink []byte
+
 func BenchmarkContext(b *testing.B) {
 	const gcRequests = 100_000
 	sweep(b, []float64{0}, "nothing", func(b *testing.B, _ float64) {
@@ -165,6 +175,14 @@ func BenchmarkContext(b *testing.B) {
 				// keeps as written, printed with enough digits.
 				b.ReportMetric(pause*1e6/1e9, "gc-pause-sec/Mreq")
 				b.ReportMetric(cycles, "gc-cycles/req")
+				runtime.GC()
+				pause, cycles = GCCost(gcRequests, func() {
+					ch.ServeHTTP(w, req)
+					bodySink = make([]byte, bodySize)
+				})
+				if cycles > 0 {
+					b.ReportMetric(pause/cycles/1e9, "gc-pause-sec/cycle")
+				}
 			})
 		}
 	})

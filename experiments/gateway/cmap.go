@@ -80,23 +80,14 @@ func (c *cowMap) Store(k string, v int) {
 // shards is the number of shards of shardedMap.
 const shards = 8
 
-// shardedMap is an 8-way sharded map, each shard a map under its own
-// RWMutex, the shard chosen by an FNV-1a hash of the key.
+// shardedMap is article D's 8-way sharded map: 8 sync.Maps, the shard
+// chosen by an FNV-1a hash of the key, so each sync.Map holds an eighth
+// of the keys and promotes a dirty map an eighth as large.
 type shardedMap struct {
-	s [shards]struct {
-		mu sync.RWMutex
-		m  map[string]int
-		_  [32]byte // 64 bytes a shard: shards on separate cache lines
-	}
+	s [shards]sync.Map
 }
 
-func newShardedMap() *shardedMap {
-	s := &shardedMap{}
-	for i := range s.s {
-		s.s[i].m = map[string]int{}
-	}
-	return s
-}
+func newShardedMap() *shardedMap { return &shardedMap{} }
 
 func fnv1a(k string) uint32 {
 	h := uint32(2166136261)
@@ -108,19 +99,14 @@ func fnv1a(k string) uint32 {
 }
 
 func (s *shardedMap) Load(k string) (int, bool) {
-	sh := &s.s[fnv1a(k)%shards]
-	sh.mu.RLock()
-	v, ok := sh.m[k]
-	sh.mu.RUnlock()
-	return v, ok
+	v, ok := s.s[fnv1a(k)%shards].Load(k)
+	if !ok {
+		return 0, false
+	}
+	return v.(int), true
 }
 
-func (s *shardedMap) Store(k string, v int) {
-	sh := &s.s[fnv1a(k)%shards]
-	sh.mu.Lock()
-	sh.m[k] = v
-	sh.mu.Unlock()
-}
+func (s *shardedMap) Store(k string, v int) { s.s[fnv1a(k)%shards].Store(k, v) }
 
 // mutexMap is one map under one sync.Mutex.
 type mutexMap struct {

@@ -28,7 +28,8 @@
 // per-request [Ctx] is allocated or pooled.
 //
 // Concurrent maps (D5): [NewMap] gives sync.Map, an atomic.Value
-// copy-on-write map, an 8-way sharded RWMutex map and a single-mutex map;
+// copy-on-write map, the article's 8-way sharded map (8 sync.Maps) and a
+// single-mutex map;
 // [KeyStream] draws Zipf-distributed keys and writes at a percentage.
 //
 // Log writers (D7): [BufioLog] (a mutex-guarded bufio.Writer) and

@@ -143,6 +143,9 @@ func serveCell(b *testing.B, p orders.Profile, step time.Duration, fixedRate flo
 	b.Run("measure=knee", c.measureKnee)
 	b.Run("measure=fixed", func(b *testing.B) { c.measureFixed(b, fixedRate) })
 	b.Run("measure=steady", c.measureSteady)
+	if p.Name == "baseline" || p.Name == "pool" {
+		b.Run("measure=saturated", c.measureSaturated)
+	}
 	if p.Name == "optimized" {
 		b.Run("measure=doc", c.measureCodecs)
 		b.Run("measure=overload", c.measureOverload)
@@ -335,26 +338,8 @@ func (c *cell) measureSteady(b *testing.B) {
 	if rate <= 0 {
 		b.Skip("not recorded: neither a knee nor a peak throughput to set the rate from")
 	}
-	d := 4 * c.step
 	c.measuredDB(b, true, func() bool {
-		type prof struct {
-			data []byte
-			err  error
-		}
-		pc := make(chan prof, 1)
-		go func() {
-			time.Sleep(c.step / 2)
-			data, err := c.srv.get(fmt.Sprintf("/debug/perflab/cpuprofile?ms=%d&hz=%d", (d - c.step).Milliseconds(), profileHz))
-			pc <- prof{data, err}
-		}()
-		r, err := c.run(context.Background(), rate, d, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		pr := <-pc
-		if r.Service != nil && r.Service.TotalCount() > 0 {
-			c.svcMean = r.Service.Mean() / 1e9
-		}
+		r, prof, perr := c.profiledRun(b, rate, 4*c.step, 0)
 		if r.Health.Limited && r.Health.DispatchRate < 0.9*rate {
 			b.Skipf("not recorded: the load generator dispatched only %.0f of %.0f req/s: %s", r.Health.DispatchRate, rate, r.Health.Reason)
 			return false
@@ -364,20 +349,74 @@ func (c *cell) measureSteady(b *testing.B) {
 		} else {
 			reportStep(b, r)
 		}
-		if pr.err != nil {
-			b.Fatalf("taking the service's CPU profile: %v", pr.err)
-		}
-		shares, n, err := Shares(pr.data, Parts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(float64(n), "cpu-samples")
-		b.ReportMetric(shares[DBUnit], DBUnit)
-		for _, part := range Parts {
-			b.ReportMetric(shares[part.Unit], part.Unit)
-		}
+		reportShares(b, prof, perr)
 		return true
 	})
+}
+
+// measureSaturated: the load of article D's profile, wrk with as many
+// requests in flight as it has connections (the article's -c512), here a
+// closed-model step of closedConns connections for 4 steps with the
+// service's CPU profile taken meanwhile; reports the CPU shares of Parts
+// and the step's throughput. With database/sql's defaults (the baseline:
+// no limit on open connections, two kept idle) requests in flight beyond
+// two open and close connections, which the pool profile's sized pool
+// does not.
+func (c *cell) measureSaturated(b *testing.B) {
+	c.measuredDB(b, true, func() bool {
+		r, prof, perr := c.profiledRun(b, 0, 4*c.step, closedConns)
+		if skipLimited(b, r) {
+			return false
+		}
+		b.ReportMetric(r.Throughput(), "req/s")
+		b.ReportMetric(r.ErrorRate(), "errors/op")
+		reportShares(b, prof, perr)
+		return true
+	})
+}
+
+// profiledRun runs a step of d at rate (0: closed model with conns
+// connections) and takes the service's CPU profile meanwhile, from half a
+// step after the start to the step's end, returning the profile or why it
+// could not be taken; it sets c.svcMean from the step's service times.
+func (c *cell) profiledRun(b *testing.B, rate float64, d time.Duration, conns int) (*load.Result, []byte, error) {
+	type prof struct {
+		data []byte
+		err  error
+	}
+	pc := make(chan prof, 1)
+	go func() {
+		time.Sleep(c.step / 2)
+		data, err := c.srv.get(fmt.Sprintf("/debug/perflab/cpuprofile?ms=%d&hz=%d", (d - c.step).Milliseconds(), profileHz))
+		pc <- prof{data, err}
+	}()
+	r, err := c.run(context.Background(), rate, d, conns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr := <-pc
+	if r.Service != nil && r.Service.TotalCount() > 0 {
+		c.svcMean = r.Service.Mean() / 1e9
+	}
+	return r, pr.data, pr.err
+}
+
+// reportShares reports the CPU shares of Parts in a service's CPU profile,
+// the share of its embedded database engine, and the samples behind them;
+// perr is why the profile could not be taken.
+func reportShares(b *testing.B, profile []byte, perr error) {
+	if perr != nil {
+		b.Fatalf("taking the service's CPU profile: %v", perr)
+	}
+	shares, n, err := Shares(profile, Parts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(n), "cpu-samples")
+	b.ReportMetric(shares[DBUnit], DBUnit)
+	for _, part := range Parts {
+		b.ReportMetric(shares[part.Unit], part.Unit)
+	}
 }
 
 // profileHz is the sampling rate of the service's CPU profiles: above

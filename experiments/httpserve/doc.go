@@ -49,6 +49,13 @@
 //     db-wait-share, the time requests waited for a DB connection
 //     (database/sql's DBStats.WaitDuration: off-CPU, blocked) as a share
 //     of the mean service time of the step's requests.
+//   - saturated (baseline and pool only): closed model, 32 connections for
+//     4 steps, with the service's CPU profile taken as in steady: the load
+//     of article D's profile (wrk -c512: as many requests in flight as
+//     connections), under which database/sql's default pool (the
+//     baseline's: no limit on open connections, two kept idle) opens and
+//     closes connections; req/s, errors/op, the CPU shares, cpu-samples,
+//     cpu-db-share, db-wait-sec/op, db-closed/op and db-wait-share.
 //   - doc/codec=<c> (optimized only): closed model for half a step against
 //     GET /doc/<c>, one fixed ~1.2 KB order encoded per request by codec c:
 //     req/s, and correct = 1: the response was checked against
@@ -64,7 +71,7 @@
 // Every reported measure also has ns/op, B/op and allocs/op: the service's
 // CPU time and heap allocation per request over the measure, read from its
 // metrics endpoint (not the load generator's, which go test would report),
-// (db-wait-sec/op and db-closed/op, on the steady step, are the time
+// (db-wait-sec/op and db-closed/op, on the steady and saturated steps, are the time
 // waited for a DB connection and the connections the pool closed for
 // exceeding its idle limit, per request).
 //

@@ -99,6 +99,7 @@ claimed = "sync.Pool overtakes plain allocation between 30% and 50% reuse"
   a = "variant=syncpool"
   b = "variant=plain"
   axis = "reuse"
+  wins_above = "a"
   min = 30
   max = 50
 
@@ -133,6 +134,11 @@ type Options struct {
 	// artifact (dir/default/heap.pprof).
 	ArtifactDir string
 	StartedAt   time.Time // default: now
+	// FollowUp adds that many follow-up rounds after the planned ones, as
+	// a run with two looks stores them: only the cells of claim S2
+	// (freelist and syncpool at reuse 100), 1.5 times slower, so an
+	// output that read them instead of the planned rounds would show it.
+	FollowUp int
 }
 
 func (o Options) withDefaults() Options {
@@ -198,6 +204,25 @@ func Rounds(opt Options) [][]*benchfmt.Result {
 	return out
 }
 
+// followUp returns the results of the follow-up rounds (see
+// Options.FollowUp).
+func followUp(opt Options) [][]*benchfmt.Result {
+	more := opt
+	more.Rounds, more.Seed, more.Scale = opt.Rounds+opt.FollowUp, opt.Seed+1000, opt.Scale*1.5
+	var out [][]*benchfmt.Result
+	for _, round := range Rounds(more)[opt.Rounds:] {
+		var kept []*benchfmt.Result
+		for _, r := range round {
+			name := string(r.Name)
+			if strings.HasSuffix(name, "/reuse=100") && (strings.Contains(name, "variant=freelist/") || strings.Contains(name, "variant=syncpool/")) {
+				kept = append(kept, r)
+			}
+		}
+		out = append(out, kept)
+	}
+	return out
+}
+
 // Benchfmt returns the run as go test -bench text, what benchstat and
 // "perflab compare FILE FILE" read.
 func Benchfmt(opt Options) string {
@@ -216,6 +241,9 @@ func Store(ctx context.Context, db *store.DB, opt Options) (int64, error) {
 	opt = opt.withDefaults()
 	run := &store.Run{Experiment: "poolmini", Mode: "quick", SpecPath: "poolmini/spec.toml", SpecText: SpecText,
 		Seed: int64(opt.Seed), RoundsPlanned: opt.Rounds, StartedAt: opt.StartedAt}
+	if opt.FollowUp > 0 {
+		run.Plan = store.Plan{Mode: "quick", Rounds: opt.Rounds, FirstLook: opt.Rounds}
+	}
 	id, err := db.CreateRun(ctx, run)
 	if err != nil {
 		return 0, err
@@ -234,6 +262,11 @@ func Store(ctx context.Context, db *store.DB, opt Options) (int64, error) {
 	}
 	for i, round := range Rounds(opt) {
 		if err := db.AddRound(ctx, id, i+1, round); err != nil {
+			return 0, err
+		}
+	}
+	for i, round := range followUp(opt) {
+		if err := db.AddRound(ctx, id, opt.Rounds+i+1, round); err != nil {
 			return 0, err
 		}
 	}

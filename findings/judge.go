@@ -1,0 +1,479 @@
+package findings
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+// Judging a run while it samples.
+//
+// The engine runs rounds and asks, from the rounds stored so far, what is
+// still open: after each round of a sequential run, and after the planned
+// rounds of a run of fixed rounds with follow-up rounds (the first look).
+// [Judge] answers from the stored run, with the rules its analysis uses,
+// so that what made a run stop sampling is what every output shows
+// afterwards ([Run.Sequential]).
+
+// InitialRounds is a sequential run's initial pass: the fewest rounds
+// with an anytime-valid interval.
+const InitialRounds = analysis.AnytimeMinRounds
+
+// DecidePrecision: without a precision asked for, a compared ratio of a
+// sequential run is decided when its interval excludes 1 or is no wider
+// than ±1%.
+const DecidePrecision = 0.01
+
+// sequentialOptions are the options a sequential run's sampling is judged
+// with: anytime-valid 95% confidence sequences, whatever α a report of
+// the run is later asked for, since they decided when it stopped.
+func sequentialOptions() analysis.Options {
+	return analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true}
+}
+
+// Judged is a counted claim check or a compared ratio of a run, judged on
+// the rounds stored so far.
+type Judged struct {
+	Label   string      // "T1 check 1" or "T1.1" (checks), "BenchmarkW v=b/a (sec/op)" (ratios)
+	Cells   []plan.Cell // the cells it reads
+	Decided bool
+	More    int // the further rounds it likely needs to be decided; -1 unknown
+
+	// Check is a claim check's result; nil for a compared ratio.
+	Check *claim.CheckResult
+
+	// A compared ratio: Samples says both cells have samples in Unit;
+	// then Ratio is the paired ratio over N rounds, with an interval
+	// [Lo, Hi] of relative half-width HalfWidth when HasInterval (an
+	// interval needs MinRounds rounds).
+	Unit                  string
+	Samples               bool
+	Ratio, Lo, Hi         float64
+	HalfWidth             float64
+	N, MinRounds          int
+	HasInterval, Excludes bool // Excludes: the interval excludes 1
+	Decision              RatioDecision
+	Precision             float64 // the half-width Decision refers to (RatioWithin, RatioEqual)
+}
+
+// RatioDecision is how a compared ratio of a sequential run was decided.
+type RatioDecision int
+
+// The decisions on a compared ratio.
+const (
+	RatioOpen    RatioDecision = iota // undecided
+	RatioWithin                       // its half-width reached the precision asked for
+	RatioDiffers                      // its interval excludes 1 and clears every gate limit
+	RatioEqual                        // its half-width is within DecidePrecision, 1 inside
+)
+
+// HasCountedChecks reports whether the spec has claim checks that more
+// rounds can decide: a run of fixed rounds of it takes a first look.
+func HasCountedChecks(s *spec.Spec) bool { return len(countedChecks(s)) > 0 }
+
+// countedChecks are the spec's checks that more rounds can decide.
+func countedChecks(s *spec.Spec) []spec.Check {
+	var out []spec.Check
+	for _, c := range s.Claims {
+		if c.NotTestable != "" {
+			continue
+		}
+		for _, ch := range c.Checks {
+			if claim.Counted(ch) {
+				out = append(out, ch)
+			}
+		}
+	}
+	return out
+}
+
+// Judge judges a stored run from the rounds stored so far.
+type Judge struct{ DB *store.DB }
+
+// Sequential judges a sequential run's counted claim checks and compared
+// ratios with anytime-valid intervals (see [Run.Sequential]).
+func (j Judge) Sequential(ctx context.Context, runID int64) ([]Judged, error) {
+	run, s, cells, results, err := j.read(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if run.Plan.Decide == nil {
+		return nil, fmt.Errorf("run %d is not sequential: its plan says nothing of how it decides", runID)
+	}
+	return sequentialItems(*run.Plan.Decide, s, cells, results), nil
+}
+
+// FirstLook judges a run of fixed rounds' counted claim checks on its
+// planned rounds, as the first of its two looks does
+// (claim.LookOptions): the checks it leaves undecided get follow-up
+// rounds.
+func (j Judge) FirstLook(ctx context.Context, runID int64) ([]Judged, error) {
+	_, s, cells, results, err := j.read(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return firstLookItems(s, cells, results), nil
+}
+
+// read reads what judging a run needs: the run, its spec, its cells and
+// its results so far.
+func (j Judge) read(ctx context.Context, runID int64) (*store.Run, *spec.Spec, []plan.Cell, []*benchfmt.Result, error) {
+	run, err := j.DB.GetRun(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	s, err := spec.Parse(cmp.Or(run.SpecPath, "spec.toml"), []byte(run.SpecText))
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("run %d's stored spec: %w", runID, err)
+	}
+	cells, err := runCells(run, s)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	results, err := j.DB.Results(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return run, s, cells, results, nil
+}
+
+// runCells are the cells of a stored run: those its plan lists, or its
+// spec's for the mode it ran in.
+func runCells(run *store.Run, s *spec.Spec) ([]plan.Cell, error) {
+	if run.Plan.Cells != nil {
+		out := make([]plan.Cell, len(run.Plan.Cells))
+		for i, c := range run.Plan.Cells {
+			out[i] = plan.Cell(c)
+		}
+		return out, nil
+	}
+	p, err := plan.ForSpec(s, cmp.Or(run.Plan.Mode, run.Mode), 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("run %d's cells: %w", run.ID, err)
+	}
+	return p.Cells, nil
+}
+
+// sequentialItems judges every counted check, and the compared ratios
+// (all of them under a precision, else only when the spec has no counted
+// check), on results.
+func sequentialItems(d store.Decide, s *spec.Spec, cells []plan.Cell, results []*benchfmt.Result) []Judged {
+	opt := sequentialOptions()
+	samples := analysis.Collect(results)
+	var out []Judged
+	eachCounted(s, samples, opt, func(c claim.Result, i int, ch spec.Check, cr claim.CheckResult) {
+		deps := claim.DependsOn(ch, cells, samples)
+		out = append(out, Judged{Label: fmt.Sprintf("%s check %d", c.ID, i+1), Cells: pick(cells, deps), Check: &cr,
+			Decided: cr.Verdict != claim.Inconclusive, More: checkMore(cr, roundsOf(samples, deps, cells))})
+	})
+	if d.Precision > 0 || !HasCountedChecks(s) {
+		pairs, by := comparedPairs(cells, s.Analysis.By, s.Analysis.Baseline)
+		out = append(out, comparisons(d, opt, samples, cells, pairs, by)...)
+	}
+	return out
+}
+
+// firstLookItems judges every counted check at the first look.
+func firstLookItems(s *spec.Spec, cells []plan.Cell, results []*benchfmt.Result) []Judged {
+	// Every stored round is a planned one here: the first look's options
+	// judge them as the analysis will.
+	first, _ := claim.LookOptions(analysis.DefaultOptions())
+	samples := analysis.Collect(results)
+	var out []Judged
+	eachCounted(s, samples, first, func(c claim.Result, i int, ch spec.Check, cr claim.CheckResult) {
+		it := Judged{Label: fmt.Sprintf("%s.%d", c.ID, i+1), Check: &cr, More: -1,
+			Decided: cr.Verdict == claim.Reproduced || cr.Verdict == claim.Contradicted}
+		if !it.Decided {
+			it.Cells = pick(cells, claim.DependsOn(ch, cells, samples))
+		}
+		out = append(out, it)
+	})
+	return out
+}
+
+// eachCounted evaluates the spec's claims and calls f with each counted,
+// testable check.
+func eachCounted(s *spec.Spec, samples []*analysis.Sample, opt analysis.Options, f func(c claim.Result, i int, ch spec.Check, cr claim.CheckResult)) {
+	for _, c := range claim.Evaluate(s.Claims, samples, opt) {
+		sc := s.Claims[claimIndex(s.Claims, c.ID)]
+		for i, cr := range c.Checks {
+			if i >= len(sc.Checks) {
+				break
+			}
+			if !claim.Counted(sc.Checks[i]) || cr.Verdict == claim.NotTestable {
+				continue
+			}
+			f(c, i, sc.Checks[i], cr)
+		}
+	}
+}
+
+func claimIndex(cs []spec.Claim, id string) int {
+	for i, c := range cs {
+		if c.ID == id {
+			return i
+		}
+	}
+	return 0
+}
+
+// pick returns the cells at the given indexes.
+func pick(cells []plan.Cell, idx []int) []plan.Cell {
+	out := make([]plan.Cell, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, cells[i])
+	}
+	return out
+}
+
+// checkMore estimates the further rounds a claim check needs: its interval
+// shrinks like 1/√n, and it is decided once its half-width is below the
+// distance of its estimate from the threshold.
+func checkMore(cr claim.CheckResult, n int) int {
+	if cr.Verdict != claim.Inconclusive || n == 0 || !(cr.Estimate > 0 && cr.Lo > 0 && cr.Hi > 0 && cr.Threshold > 0) {
+		return -1
+	}
+	hw := (math.Log(cr.Hi) - math.Log(cr.Lo)) / 2
+	dist := math.Abs(math.Log(cr.Estimate) - math.Log(cr.Threshold))
+	if dist == 0 {
+		return -1
+	}
+	need := float64(n) * (hw / dist) * (hw / dist)
+	return max(1, int(math.Ceil(need))-n)
+}
+
+// roundsOf is the number of rounds in which the first of cells has samples.
+func roundsOf(samples []*analysis.Sample, cells []int, all []plan.Cell) int {
+	best := 0
+	for _, ci := range cells {
+		for _, sm := range samples {
+			if sm.Config == all[ci].Config && sm.Name.Cell() == all[ci].Name() {
+				best = max(best, len(sm.Values))
+			}
+		}
+	}
+	return best
+}
+
+// comparisons judges each compared pair of cells in the unit d decides on.
+func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sample, cells []plan.Cell, pairs [][2]int, byKey string) []Judged {
+	type key struct{ config, name string }
+	idx := map[string]map[key][]*analysis.Sample{}
+	for _, sm := range samples {
+		if sm.Unit == d.Unit || sm.Unit == "sec/op" {
+			k := key{sm.Config, sm.Name.Cell()}
+			if idx[sm.Unit] == nil {
+				idx[sm.Unit] = map[key][]*analysis.Sample{}
+			}
+			idx[sm.Unit][k] = append(idx[sm.Unit][k], sm)
+		}
+	}
+	var out []Judged
+	for _, pr := range pairs {
+		nc, dc := cells[pr[0]], cells[pr[1]]
+		unit := d.Unit
+		nums, dens := idx[unit][key{nc.Config, nc.Name()}], idx[unit][key{dc.Config, dc.Name()}]
+		if (len(nums) == 0 || len(dens) == 0) && !d.UnitChosen && len(samples) > 0 && roundsOf(samples, []int{pr[0]}, cells) >= InitialRounds {
+			// No values in the default unit for this pair (instructions
+			// not counted for it): wall time.
+			unit = "sec/op"
+			nums, dens = idx[unit][key{nc.Config, nc.Name()}], idx[unit][key{dc.Config, dc.Name()}]
+		}
+		label := pairLabel(nc, dc, byKey)
+		both := []plan.Cell{nc, dc}
+		if len(nums) == 0 || len(dens) == 0 {
+			out = append(out, Judged{Label: label + " (" + unit + ")", Cells: both, Unit: unit, More: -1, MinRounds: InitialRounds})
+			continue
+		}
+		for _, num := range nums {
+			for _, den := range dens {
+				if num.Name.Procs != den.Name.Procs {
+					continue
+				}
+				l := label
+				if len(nums) > 1 {
+					l += fmt.Sprintf(" procs=%d", num.Name.Procs)
+				}
+				out = append(out, judgeRatio(d, opt, l, unit, num, den, both))
+			}
+		}
+	}
+	return out
+}
+
+// judgeRatio judges one ratio num/den with the confidence sequence.
+func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, den *analysis.Sample, cells []plan.Cell) Judged {
+	lr := analysis.LogRatios(num.ByRound(), den.ByRound())
+	r := opt.PairedLogs(lr)
+	it := Judged{Label: label + " (" + unit + ")", Cells: cells, Unit: unit, Samples: true, More: -1,
+		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: r.N, MinRounds: InitialRounds,
+		HasInterval: r.HasInterval(), Excludes: r.Excludes(1)}
+	target := d.Precision
+	switch {
+	case d.Precision > 0 && r.HalfWidth() <= d.Precision:
+		it.Decision, it.Precision = RatioWithin, d.Precision
+	case d.Precision <= 0 && !clearsLimits(r, d.GateRatios):
+		// A gate's limit inside the interval: the gate cannot tell yet.
+	case d.Precision <= 0 && r.Excludes(1):
+		it.Decision = RatioDiffers
+	case d.Precision <= 0 && r.HalfWidth() <= DecidePrecision:
+		it.Decision, it.Precision = RatioEqual, DecidePrecision
+	}
+	it.Decided = it.Decision != RatioOpen
+	if d.Precision <= 0 {
+		target = math.Max(DecidePrecision, math.Abs(math.Log(r.Ratio)))
+	}
+	if !it.Decided && len(lr) >= 2 {
+		it.More = analysis.RoundsToHalfWidth(lr, target, opt.Confidence, opt.AnytimeTarget, 100000) - len(lr)
+	}
+	return it
+}
+
+// clearsLimits reports whether r's interval lies wholly on one side of
+// every gate limit (a ratio, e.g. 1.01 for "sec/op>+1%").
+func clearsLimits(r analysis.Ratio, limits []float64) bool {
+	for _, l := range limits {
+		if !r.Excludes(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// comparedPairs chooses the ratios a sequential run decides besides the
+// spec's claims: each cell against its baseline, the cell that differs
+// from it only in one key. The key is the spec's analysis "by" key
+// (specBy) when the cells carry it, else the config when there are
+// several, else the last sub-benchmark key with several values; the
+// baseline value is the spec's (specBase) or the first in plan order.
+func comparedPairs(cells []plan.Cell, specBy, specBase string) ([][2]int, string) {
+	configs := map[string]bool{}
+	values := map[string]map[string]bool{}
+	var keys []string
+	for _, c := range cells {
+		configs[c.Config] = true
+		for _, l := range c.Levels {
+			k, v, ok := strings.Cut(l, "=")
+			if !ok {
+				continue
+			}
+			if values[k] == nil {
+				values[k] = map[string]bool{}
+				keys = append(keys, k)
+			}
+			values[k][v] = true
+		}
+	}
+	by := ""
+	if specBy == "config" && len(configs) > 1 || specBy != "" && len(values[specBy]) > 1 {
+		by = specBy
+	} else {
+		specBase = ""
+	}
+	if by == "" && len(configs) > 1 {
+		by = "config"
+	}
+	for i := len(keys) - 1; i >= 0 && by == ""; i-- {
+		if len(values[keys[i]]) > 1 {
+			by = keys[i]
+		}
+	}
+	if by == "" {
+		return nil, ""
+	}
+	return pairsBy(cells, by, specBase), by
+}
+
+// pairsBy pairs each cell with the baseline cell of its group: same cell
+// but for the value of key by (or the config); the baseline has value
+// baseline, or is the group's first cell when baseline is empty.
+func pairsBy(cells []plan.Cell, by, baseline string) [][2]int {
+	group := func(c plan.Cell) (string, string) {
+		if by == "config" {
+			return c.Name(), c.Config
+		}
+		var rest []string
+		val := ""
+		for _, l := range c.Levels {
+			if k, v, ok := strings.Cut(l, "="); ok && k == by {
+				val = v
+				continue
+			}
+			rest = append(rest, l)
+		}
+		return c.Bench + "/" + strings.Join(rest, "/") + "@" + c.Config, val
+	}
+	base := map[string]int{}
+	for i, c := range cells {
+		g, v := group(c)
+		if _, ok := base[g]; v != "" && (v == baseline || baseline == "" && !ok) {
+			base[g] = i
+		}
+	}
+	var out [][2]int
+	for i, c := range cells {
+		g, v := group(c)
+		if b, ok := base[g]; ok && v != "" && b != i {
+			out = append(out, [2]int{i, b})
+		}
+	}
+	return out
+}
+
+// pairLabel names a compared pair, e.g. "BenchmarkW v=b/a" or
+// "gogc-off/default BenchmarkX/n=1".
+func pairLabel(num, den plan.Cell, by string) string {
+	if by == "config" {
+		return fmt.Sprintf("%s/%s %s", num.Config, den.Config, num.Name())
+	}
+	val := func(c plan.Cell) string {
+		for _, l := range c.Levels {
+			if k, v, ok := strings.Cut(l, "="); ok && k == by {
+				return v
+			}
+		}
+		return ""
+	}
+	rest := strings.Join(slices.DeleteFunc(slices.Clone(num.Levels), func(l string) bool { return strings.HasPrefix(l, by+"=") }), "/")
+	name := num.Bench
+	if rest != "" {
+		name += "/" + rest
+	}
+	return fmt.Sprintf("%s %s=%s/%s", name, by, val(num), val(den))
+}
+
+// Sequential is how a sequential run's sampling ended, and each of its
+// counted checks and compared ratios as judged on all its rounds — what
+// made it stop.
+type Sequential struct {
+	Stop   store.Stop
+	Decide store.Decide
+	Bursts int // rounds flagged as noise bursts (kept in every statistic)
+	Items  []Judged
+}
+
+// sequentialOf is a run's Sequential, or nil for a run that was not
+// sampled sequentially, has not stopped sampling, or was stored by a
+// version that did not record how it decided.
+func sequentialOf(in *Input) (*Sequential, error) {
+	if in.Run == nil || in.Spec == nil || !in.Run.Plan.Sequential || in.Run.Plan.Decide == nil || in.Run.Plan.Stop.Round == 0 {
+		return nil, nil
+	}
+	cells, err := runCells(in.Run, in.Spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Sequential{Stop: in.Run.Plan.Stop, Decide: *in.Run.Plan.Decide, Bursts: len(BurstRounds(in.Env, in.Rounds)),
+		Items: sequentialItems(*in.Run.Plan.Decide, in.Spec, cells, in.Results)}, nil
+}

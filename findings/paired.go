@@ -1,0 +1,208 @@
+package findings
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/store"
+	"github.com/perflab/perflab/unit"
+)
+
+// Change is the reading of a paired change: which way it went, in the
+// unit's direction, or none.
+type Change string
+
+// The readings of a paired change: sec/op is faster or slower, every
+// other unit better or worse (unit.Table says which way is better).
+const (
+	Faster       Change = "faster"
+	Slower       Change = "slower"
+	Better       Change = "better"
+	Worse        Change = "worse"
+	NoDifference Change = "no difference"
+)
+
+// PairedRow is one benchmark in one unit, new against old within rounds.
+type PairedRow struct {
+	Name    string         `json:"name"`
+	Unit    string         `json:"unit"`
+	Old     Stat           `json:"old"`
+	New     Stat           `json:"new"`
+	Ratio   analysis.Ratio `json:"ratio"` // new/old, paired by round
+	PAdj    float64        `json:"p_adj"` // Benjamini–Hochberg adjusted over the unit's rows
+	Signif  bool           `json:"significant"`
+	Same    bool           `json:"same"` // every value on both sides is the same (e.g. 0 allocs/op)
+	Verdict Change         `json:"verdict"`
+}
+
+// PairedGeomean is the paired geomean ratio of one unit.
+type PairedGeomean struct {
+	Unit  string         `json:"unit"`
+	N     int            `json:"n"` // benchmarks in it
+	Ratio analysis.Ratio `json:"ratio"`
+}
+
+// PairedResult compares two configs of one run, measured in the same
+// interleaved rounds (perflab ab's old and new).
+type PairedResult struct {
+	Old, New string          `json:"-"` // the config names compared
+	Rows     []PairedRow     `json:"rows"`
+	Geomeans []PairedGeomean `json:"geomeans"`
+	OnlyOld  []string        `json:"only_old"` // "name [unit]" measured in the old config only
+	OnlyNew  []string        `json:"only_new"`
+	Alpha    float64         `json:"alpha"`
+	// Rounds is the number of rounds the comparison read; Anytime marks
+	// a run sampled sequentially, whose intervals are anytime-valid.
+	Rounds  int  `json:"rounds"`
+	Anytime bool `json:"anytime"`
+}
+
+// LoadPaired reads a stored run and compares its configs newCfg and
+// oldCfg ([Paired]) on its planned rounds, under the rule its sampling
+// calls for (anytime-valid intervals for a sequential run), with the
+// run's unit directions.
+func LoadPaired(ctx context.Context, db *store.DB, runID int64, oldCfg, newCfg string, opt analysis.Options) (*PairedResult, error) {
+	in, err := Read(ctx, db, runID, opt)
+	if err != nil {
+		return nil, err
+	}
+	results := SamplingOf(in.Run).Planned(in.Results)
+	return Paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec))), nil
+}
+
+// Paired compares config newCfg against oldCfg within one run's results,
+// benchmark by benchmark and unit by unit: each change is the paired
+// new/old ratio of analysis.Options.Paired (per-round log-ratios), so the
+// drift a round saw cancels out; significance is decided per unit after
+// Benjamini–Hochberg across the rows, and the geomean is the paired
+// geomean over the benchmarks both configs ran. units gives each unit's
+// direction; nil follows the conventions of package unit.
+func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Options, units *unit.Table) *PairedResult {
+	def := analysis.DefaultOptions()
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		opt.Alpha = def.Alpha
+	}
+	if !(opt.Confidence > 0 && opt.Confidence < 1) {
+		opt.Confidence = 1 - opt.Alpha
+	}
+	res := &PairedResult{Old: oldCfg, New: newCfg, Rows: []PairedRow{}, Geomeans: []PairedGeomean{}, OnlyOld: []string{}, OnlyNew: []string{},
+		Alpha: opt.Alpha, Anytime: opt.Anytime}
+	type key struct{ name, unit string }
+	byCfg := map[string]map[key]*analysis.Sample{oldCfg: {}, newCfg: {}}
+	var order []key
+	seen := map[key]bool{}
+	for _, s := range analysis.Collect(results) {
+		m, ok := byCfg[s.Config]
+		if !ok {
+			continue
+		}
+		k := key{s.Name.Full, s.Unit}
+		m[k] = s
+		if !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b key) int {
+		return cmp.Or(unit.Compare(a.unit, b.unit), analysis.CompareNames(a.name, b.name))
+	})
+	pairs := map[string][][2]map[int]float64{}
+	for _, k := range order {
+		o, okO := byCfg[oldCfg][k]
+		n, okN := byCfg[newCfg][k]
+		switch {
+		case !okN:
+			res.OnlyOld = append(res.OnlyOld, k.name+" ["+k.unit+"]")
+			continue
+		case !okO:
+			res.OnlyNew = append(res.OnlyNew, k.name+" ["+k.unit+"]")
+			continue
+		}
+		sh := opt.Shift(o.Values, n.Values)
+		om, nm := o.ByRound(), n.ByRound()
+		row := PairedRow{Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Ratio: opt.Paired(nm, om), Same: sh.AllEqual}
+		res.Rows = append(res.Rows, row)
+		res.Rounds = max(res.Rounds, row.Ratio.N)
+		if row.Ratio.N > 0 {
+			pairs[k.unit] = append(pairs[k.unit], [2]map[int]float64{nm, om})
+		}
+	}
+	for _, u := range rowUnits(res.Rows, func(r PairedRow) string { return r.Unit }) {
+		var idx []int
+		var ps []float64
+		for i, r := range res.Rows {
+			if r.Unit == u {
+				idx = append(idx, i)
+				ps = append(ps, r.Ratio.P)
+			}
+		}
+		for j, p := range analysis.BH(ps) {
+			r := &res.Rows[idx[j]]
+			r.PAdj = p
+			r.Signif = p <= opt.Alpha && r.Ratio.Excludes(1)
+			r.Verdict = judge(r.Unit, r.Ratio.Ratio, r.Signif, units)
+		}
+		if ps := pairs[u]; len(ps) > 0 && !res.SameUnit(u) {
+			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps)})
+		}
+	}
+	return res
+}
+
+// judge reads a significant ratio in the unit's direction: sec/op faster
+// or slower, other units better or worse.
+func judge(u string, ratio float64, signif bool, units *unit.Table) Change {
+	if !signif || math.IsNaN(ratio) || ratio == 1 {
+		return NoDifference
+	}
+	up := ratio > 1
+	if u == "sec/op" {
+		if up {
+			return Slower
+		}
+		return Faster
+	}
+	if up == units.HigherIsBetter(u) {
+		return Better
+	}
+	return Worse
+}
+
+// SameUnit reports whether every row of unit is the same on both sides.
+func (r *PairedResult) SameUnit(u string) bool {
+	for _, row := range r.Rows {
+		if row.Unit == u && !row.Same {
+			return false
+		}
+	}
+	return true
+}
+
+// GeomeanFor returns the geomean of unit u, if there is one.
+func (r *PairedResult) GeomeanFor(u string) (PairedGeomean, bool) {
+	for _, g := range r.Geomeans {
+		if g.Unit == u {
+			return g, true
+		}
+	}
+	return PairedGeomean{}, false
+}
+
+// Gate returns the rows as the gate rules read them: each change as the
+// ratio − 1 with its interval, significant on its own when its
+// paired p-value (sign test) is below α and its interval excludes 1.
+func (r *PairedResult) Gate() []compare.Row {
+	out := make([]compare.Row, len(r.Rows))
+	for i, p := range r.Rows {
+		out[i] = compare.Row{Name: p.Name, Unit: p.Unit, Delta: p.Ratio.Ratio - 1, Lo: p.Ratio.Lo - 1, Hi: p.Ratio.Hi - 1,
+			P: p.Ratio.P, PAdj: p.PAdj, Signif: p.Ratio.P < r.Alpha && p.Ratio.Excludes(1), Interval: p.Ratio.HasInterval(),
+			Same: p.Same, HalfWidth: p.Ratio.HalfWidth()}
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+package findings
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/unit"
+)
+
+// pairedRun makes one run's results: rounds × {old, new}, where each round
+// shares a drift factor (as interleaved rounds do) and new = old × factor.
+// testdata/paired.txt is pairedText(12, {A: 1.03, B: 1}, "BenchmarkGone", 7).
+func pairedRun(t *testing.T, rounds int, factors map[string]float64, onlyOld string, seed uint64) []*benchfmt.Result {
+	t.Helper()
+	rs, err := gotest.Parse(strings.NewReader(pairedText(rounds, factors, onlyOld, seed)), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func pairedText(rounds int, factors map[string]float64, onlyOld string, seed uint64) string {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var b strings.Builder
+	for r := 1; r <= rounds; r++ {
+		drift := 1 + 0.2*rng.Float64() // a slow round slows both sides alike
+		for _, cfg := range []string{"old", "new"} {
+			fmt.Fprintf(&b, "config: %s\nround: %d\n", cfg, r)
+			for _, name := range []string{"BenchmarkA", "BenchmarkB"} {
+				v := 1000 * drift * (1 + 0.005*rng.NormFloat64())
+				if cfg == "new" {
+					v *= factors[name]
+				}
+				fmt.Fprintf(&b, "%s 1000 %.3f ns/op 64 B/op 1 allocs/op %.0f x-sec/op %.0f a-sec/op\n", name, v, v, v)
+			}
+			if cfg == "old" && onlyOld != "" {
+				fmt.Fprintf(&b, "%s 1000 5 ns/op\n", onlyOld)
+			}
+		}
+	}
+	return b.String()
+}
+
+func TestPaired(t *testing.T) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "paired.txt")); err != nil || string(data) != pairedText(12, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "BenchmarkGone", 7) {
+		t.Fatalf("testdata/paired.txt is missing or differs from pairedText (err %v); write it again from pairedText", err)
+	}
+	file := readSet(t, "paired.txt")
+	res := Paired(file.Results, "old", "new", analysis.DefaultOptions(), nil)
+	rows := map[string]PairedRow{}
+	for _, r := range res.Rows {
+		rows[r.Name+" "+r.Unit] = r
+	}
+	a, b := rows["BenchmarkA sec/op"], rows["BenchmarkB sec/op"]
+	if a.Verdict != Slower || !(a.Ratio.Lo > 1.02 && a.Ratio.Hi < 1.04) || math.Abs(a.Ratio.Ratio-1.03) > 0.005 {
+		t.Errorf("A = %+v, want slower by about 3%% with an interval inside [+2%%, +4%%]", a)
+	}
+	if b.Verdict != NoDifference || !b.Ratio.HasInterval() || b.Ratio.Excludes(1) {
+		t.Errorf("B = %+v, want no difference", b)
+	}
+	if c := rows["BenchmarkA allocs/op"]; c.Verdict != NoDifference || !c.Same {
+		t.Errorf("allocs/op = %+v, want no difference at ratio 1", c)
+	}
+	if len(res.OnlyOld) != 1 || !strings.Contains(res.OnlyOld[0], "BenchmarkGone") || len(res.OnlyNew) != 0 {
+		t.Errorf("only old %v, only new %v; want BenchmarkGone in old only", res.OnlyOld, res.OnlyNew)
+	}
+	g, ok := res.GeomeanFor("sec/op")
+	if !ok || g.N != 2 || math.Abs(g.Ratio.Ratio-math.Sqrt(1.03)) > 0.005 {
+		t.Errorf("geomean = %+v, want about +1.5%% over 2 benchmarks", g)
+	}
+	if res.Rounds != 12 {
+		t.Errorf("rounds %d, want 12", res.Rounds)
+	}
+
+	tests := []struct {
+		rules string
+		fails []string // "name unit" of the failing rows
+	}{
+		{"sec/op>+1%", []string{"BenchmarkA sec/op"}},
+		{"sec/op>+5%", nil}, // the interval does not lie beyond 5%
+		{"sec/op<-1%", nil}, // the change is a slow-down
+		{"B/op>+0%", nil},   // no change at all
+		{"sec/op>+0%,B/op>+1%", []string{"BenchmarkA sec/op"}},
+	}
+	for _, tt := range tests {
+		ths, err := compare.ParseThresholds(tt.rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := compare.Check(res.Gate(), res.Alpha, ths)
+		var got []string
+		for _, f := range g.Fails() {
+			got = append(got, f.Row.Name+" "+f.Row.Unit)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.fails) || len(g.Unmatched) != 0 {
+			t.Errorf("%s: fails %v, unmatched %v; want %v", tt.rules, got, g.Unmatched, tt.fails)
+		}
+	}
+	ths, _ := compare.ParseThresholds("req/s<-5%")
+	if g := compare.Check(res.Gate(), res.Alpha, ths); len(g.Unmatched) != 1 {
+		t.Errorf("a rule on an absent unit must be reported as unmatched")
+	}
+
+	// Rows come grouped by unit: sec/op first, then the others by name.
+	var units []string
+	for _, r := range res.Rows {
+		if len(units) == 0 || units[len(units)-1] != r.Unit {
+			units = append(units, r.Unit)
+		}
+	}
+	if fmt.Sprint(units) != "[sec/op a-sec/op x-sec/op B/op allocs/op]" {
+		t.Errorf("row units in order %v, want each unit once, sec/op first", units)
+	}
+	if !res.SameUnit("B/op") || res.SameUnit("sec/op") {
+		t.Errorf("SameUnit: B/op %v, sec/op %v; want true, false", res.SameUnit("B/op"), res.SameUnit("sec/op"))
+	}
+}
+
+// TestPairedAA: identical sides compared many times must rarely fail a
+// gate; with BH across rows, a 20-benchmark A/A passes.
+func TestPairedAA(t *testing.T) {
+	ths, _ := compare.ParseThresholds("sec/op>+0%")
+	failed := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		rs := pairedRun(t, 10, map[string]float64{"BenchmarkA": 1, "BenchmarkB": 1}, "", seed)
+		res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
+		if fails := compare.Check(res.Gate(), res.Alpha, ths).Fails(); len(fails) > 0 {
+			failed++
+		}
+	}
+	if failed > 3 {
+		t.Errorf("%d of 20 A/A comparisons failed the gate; want about α = 5%%", failed)
+	}
+}
+
+// TestPairedUndecided: the gate rules on paired rows as they come from
+// the rounds. Three rounds give no interval, so every gated row is
+// undecided; eight rounds whose new/old ratios spread symmetrically about
+// 1.03 (±0.5% to ±2%) hold a +3% limit, clear a +10% one, and lie beyond
+// a +0.1% one.
+func TestPairedUndecided(t *testing.T) {
+	few := Paired(pairedRun(t, 3, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "", 3), "old", "new", analysis.DefaultOptions(), nil)
+	ths, _ := compare.ParseThresholds("sec/op>+1%")
+	g := compare.Check(few.Gate(), few.Alpha, ths)
+	if u := g.Undecided(); len(u) != 2 || u[0].Why != compare.NoInterval || u[1].Why != compare.NoInterval {
+		t.Errorf("3 rounds: undecided %+v, want both sec/op rows without an interval", u)
+	}
+
+	var b strings.Builder
+	spread := []float64{-0.02, 0.02, -0.01, 0.01, -0.015, 0.015, -0.005, 0.005}
+	for r, e := range spread {
+		drift := 1 + 0.1*float64(r%3)
+		fmt.Fprintf(&b, "config: old\nround: %d\nBenchmarkA 1000 %.4f ns/op\n", r+1, 1000*drift)
+		fmt.Fprintf(&b, "config: new\nround: %d\nBenchmarkA 1000 %.4f ns/op\n", r+1, 1000*drift*1.03*math.Exp(e))
+	}
+	rs, err := gotest.Parse(strings.NewReader(b.String()), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
+	for _, tc := range []struct {
+		rule string
+		want compare.Decision
+		why  compare.Why
+	}{
+		{"sec/op>+3%", compare.Undecided, compare.HoldsLimit},
+		{"sec/op>+10%", compare.Within, compare.Decided},
+		{"sec/op>+0.1%", compare.Beyond, compare.Decided},
+	} {
+		ths, _ := compare.ParseThresholds(tc.rule)
+		g := compare.Check(res.Gate(), res.Alpha, ths)
+		if len(g.Rulings) != 1 || g.Rulings[0].Decision != tc.want || g.Rulings[0].Why != tc.why {
+			t.Errorf("%s on %+v: rulings %+v, want %v (%v)", tc.rule, res.Rows[0].Ratio, g.Rulings, tc.want, tc.why)
+		}
+	}
+}
+
+// TestPairedDirections: in ab's paired table, B/s rising is better
+// whether a file declares "Unit B/s better=higher" or not; sec/op rising
+// is slower. testdata/rates.txt: 8 rounds, new 10% up in both units.
+func TestPairedDirections(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "rates.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, meta := range []string{"", "Unit B/s better=higher\n"} {
+		s, _, err := ParseSet(strings.NewReader(meta+string(data)), "ab")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Paired(s.Results, "old", "new", analysis.DefaultOptions(), unit.New(s.Meta))
+		for _, r := range res.Rows {
+			want := map[string]Change{"B/s": Better, "sec/op": Slower}[r.Unit]
+			if r.Verdict != want {
+				t.Errorf("metadata %q: %s ratio %.3f verdict %q, want %q", meta, r.Unit, r.Ratio.Ratio, r.Verdict, want)
+			}
+		}
+		if len(res.Rows) != 2 {
+			t.Errorf("metadata %q: %d rows, want sec/op and B/s", meta, len(res.Rows))
+		}
+	}
+}

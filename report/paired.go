@@ -1,0 +1,267 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/store"
+)
+
+// pairedVerdict is the row's verdict with the precision reached:
+// "slower", or "no difference (±0.8%)" — no change was detected, and the
+// interval's half-width says how small a change could have been missed.
+func pairedVerdict(p findings.PairedRow) string {
+	if p.Verdict != findings.NoDifference {
+		return string(p.Verdict)
+	}
+	if p.Same {
+		return "no difference (identical)"
+	}
+	if !p.Ratio.HasInterval() {
+		if p.Ratio.N == 0 {
+			return "no difference (no paired rounds)"
+		}
+		return "no difference (too few rounds for an interval)"
+	}
+	return fmt.Sprintf("no difference (±%.1f%%)", p.Ratio.HalfWidth()*100)
+}
+
+// PairedSource is where a paired comparison came from: the heading of
+// its Markdown summary, each side's label, the run and how many rounds it
+// ran, and the run's environment (its CPU and noise estimates are quoted).
+type PairedSource struct {
+	Title    string     `json:"title,omitempty"`
+	Old, New string     `json:"-"`
+	RunID    int64      `json:"run,omitempty"`
+	Rounds   int        `json:"rounds_run,omitempty"`
+	Env      []store.KV `json:"-"`
+}
+
+// PairedText writes a paired comparison for a terminal: both sides, then
+// one table per unit with the old and new medians, the paired new/old
+// change with its interval, the p-value adjusted across rows, the verdict
+// under the gate (nil: no gate; failures marked, undecided rows in
+// words), and the paired geomean; then the units identical on both sides
+// and what ran on one side only.
+func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *compare.Gate) error {
+	if src.Old != "" || src.New != "" {
+		fmt.Fprintf(w, "\nold: %s\nnew: %s\n%d interleaved rounds, paired new/old\n\n", src.Old, src.New, src.Rounds)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	conf := fmt.Sprintf("%.0f%% CI", (1-r.Alpha)*100)
+	same := sameUnits(r)
+	rows := slices.DeleteFunc(slices.Clone(r.Rows), func(row findings.PairedRow) bool { return slices.Contains(same, row.Unit) })
+	byUnit(tw, rows, func(r findings.PairedRow) string { return r.Unit },
+		func(unit string) { fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (BH)\tverdict\t\n", unit, conf) },
+		func(row findings.PairedRow) {
+			mark := gateOf(gate, "", row.Name, row.Unit).verdict(pairedVerdict(row), ruleText)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2g\t%s\t\n", row.Name, FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit),
+				FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, mark)
+		},
+		func(unit string) { pairedGeomeanText(tw, r, unit) }, "\t\t\t\t\t\t\t")
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Rows) == 0 {
+		fmt.Fprintln(w, "no benchmark ran on both sides")
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(w, "\n%s: every value identical on both sides\n", strings.Join(same, ", "))
+	}
+	if n := len(r.OnlyOld); n > 0 {
+		fmt.Fprintf(w, "\n%d only in old (not compared): %s\n", n, shortList(r.OnlyOld))
+	}
+	if n := len(r.OnlyNew); n > 0 {
+		fmt.Fprintf(w, "\n%d only in new (not compared): %s\n", n, shortList(r.OnlyNew))
+	}
+	return nil
+}
+
+// ruleText is a rule as the user wrote it.
+func ruleText(t compare.Threshold) string { return t.Text }
+
+func pairedGeomeanText(w io.Writer, r *findings.PairedResult, unit string) {
+	if g, ok := r.GeomeanFor(unit); ok {
+		fmt.Fprintf(w, "geomean (%d)\t\t\t%s\t%s\t\t\t\n", g.N, FormatRatio(g.Ratio.Ratio), formatRatioCI(g.Ratio))
+	}
+}
+
+// PairedJSON writes a paired comparison and its gate's rulings (nil: no
+// gate) as JSON: where it came from, the rows and geomeans, the gate's
+// outcome in one word, the rulings that break a rule ("fails") and those
+// that could not decide ("undecided"). See [JSON] for how numbers are
+// written.
+func PairedJSON(w io.Writer, r *findings.PairedResult, src PairedSource, gate *compare.Gate) error {
+	return JSON(w, struct {
+		Source PairedSource `json:"source"`
+		*findings.PairedResult
+		gateJSON
+	}{src, r, gateJSONOf(gate)})
+}
+
+// PairedMarkdown writes a paired comparison as GitHub-flavoured Markdown
+// for a pull-request comment or $GITHUB_STEP_SUMMARY: a heading, the
+// gate's outcome (nil: no gate) with the rows it could not decide, the
+// time table (every unit but sec/op folded away), the benchmarks on one
+// side only, and a footer saying where it was measured and how each
+// change is estimated ([analysis.PairedMethod]).
+func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gate *compare.Gate) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n", esc(src.Title))
+	pairedGateMarkdown(&b, gate)
+	unit := ""
+	closeUnit := func() {
+		if unit == "" {
+			return
+		}
+		if g, ok := r.GeomeanFor(unit); ok {
+			fmt.Fprintf(&b, "| **geomean** (%d) | | | **%s** | %s | | |\n", g.N, FormatRatio(g.Ratio.Ratio), formatRatioCI(g.Ratio))
+		}
+		if unit != "sec/op" {
+			b.WriteString("\n</details>\n")
+		}
+		b.WriteString("\n")
+	}
+	same := sameUnits(r)
+	for _, row := range r.Rows {
+		if slices.Contains(same, row.Unit) {
+			continue
+		}
+		if row.Unit != unit {
+			closeUnit()
+			unit = row.Unit
+			if unit != "sec/op" {
+				fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", esc(unit))
+			}
+			fmt.Fprintf(&b, "| %s | old | new | new/old | %.0f%% CI | p (BH) | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", esc(unit), (1-r.Alpha)*100)
+		}
+		g := gateOf(gate, "", row.Name, row.Unit)
+		v := pairedVerdict(row)
+		switch {
+		case g.undecided != nil:
+			v = "🟡 " + UndecidedWords(*g.undecided)
+		case row.Verdict == findings.Slower || row.Verdict == findings.Worse:
+			v = "🔴 " + v
+		case row.Verdict == findings.Faster || row.Verdict == findings.Better:
+			v = "🟢 " + v
+		}
+		if len(g.broken) > 0 {
+			var rules []string
+			for _, t := range g.broken {
+				rules = append(rules, ruleText(t))
+			}
+			v += " **FAIL** `" + strings.Join(rules, " ") + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2g | %s |\n", esc(row.Name), FormatStat(row.Old, unit), FormatStat(row.New, unit),
+			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, esc(v))
+	}
+	closeUnit()
+	if len(r.Rows) == 0 {
+		b.WriteString("No benchmark ran on both sides.\n\n")
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(&b, "%s: every value identical on both sides.\n\n", esc(strings.Join(same, ", ")))
+	}
+	for _, side := range []struct {
+		name string
+		list []string
+	}{{"old", r.OnlyOld}, {"new", r.OnlyNew}} {
+		if len(side.list) > 0 {
+			fmt.Fprintf(&b, "Only in %s (not compared): %s\n\n", side.name, esc(shortList(side.list)))
+		}
+	}
+	for _, f := range pairedFooter(r, src) {
+		fmt.Fprintf(&b, "%s  \n", esc(f))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// pairedGateMarkdown writes the gate's outcome: failed, undecided or
+// passed, and the rows it could not decide, each with its change, its
+// interval and why.
+func pairedGateMarkdown(b *strings.Builder, gate *compare.Gate) {
+	outcome := GateOutcome(gate)
+	if outcome == "" {
+		return
+	}
+	var names []string
+	for _, t := range gate.Rules {
+		names = append(names, "`"+ruleText(t)+"`")
+	}
+	rules := strings.Join(names, ", ")
+	fails, undecided := gate.Fails(), gate.Undecided()
+	switch outcome {
+	case GateFailed:
+		fmt.Fprintf(b, "**Gate %s: failed** — %d significant change(s) beyond the limit.", rules, len(fails))
+		if len(undecided) > 0 {
+			fmt.Fprintf(b, " It could not rule on %d more.", len(undecided))
+		}
+	case GateUndecided:
+		fmt.Fprintf(b, "**Gate %s: undecided** — no change beyond the limit, but %d benchmark(s) could not be ruled on: an interval still holds the limit, or there is none. A larger budget narrows the intervals.", rules, len(undecided))
+	default:
+		fmt.Fprintf(b, "**Gate %s: passed** — every gated benchmark was decided within the limit.", rules)
+	}
+	b.WriteString("\n\n")
+	for i, r := range undecided {
+		if i == 10 {
+			fmt.Fprintf(b, "- … (%d more)\n", len(undecided)-10)
+			break
+		}
+		fmt.Fprintf(b, "- %s\n", esc(RulingLine(r)))
+	}
+	if len(undecided) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// pairedFooter says where a paired comparison was measured and how each
+// change is estimated.
+func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
+	var out []string
+	if src.Old != "" || src.New != "" {
+		out = append(out, "old: "+src.Old, "new: "+src.New)
+	}
+	how := fmt.Sprintf("%d interleaved rounds", src.Rounds)
+	if r.Anytime {
+		how += ", sampled sequentially"
+	}
+	if src.RunID != 0 {
+		how = fmt.Sprintf("perflab run %d: %s", src.RunID, how)
+	}
+	out = append(out, fmt.Sprintf("%s; %.0f%% intervals, p adjusted by Benjamini–Hochberg across each unit's rows. %s", how, (1-r.Alpha)*100, analysis.PairedMethod))
+	for _, k := range []string{"cpu", "noise-before", "noise-after"} {
+		for _, kv := range src.Env {
+			if kv.Key == k && kv.Value != "" {
+				out = append(out, k+": "+kv.Value)
+			}
+		}
+	}
+	return out
+}
+
+// sameUnits lists the units whose every row is identical on both sides,
+// which the tables leave out.
+func sameUnits(r *findings.PairedResult) []string {
+	var out []string
+	for _, row := range r.Rows {
+		if r.SameUnit(row.Unit) && !slices.Contains(out, row.Unit) {
+			out = append(out, row.Unit)
+		}
+	}
+	return out
+}
+
+// shortList joins at most ten items and says how many more there are.
+func shortList(xs []string) string {
+	if len(xs) > 10 {
+		return strings.Join(xs[:10], ", ") + fmt.Sprintf(", … (%d more)", len(xs)-10)
+	}
+	return strings.Join(xs, ", ")
+}

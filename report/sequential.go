@@ -1,0 +1,152 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/store"
+)
+
+// The words of sequential sampling: the progress text of a check or
+// compared ratio while a run samples (JudgedLine), and how the sampling
+// ended, printed at the end of the run (WriteSequential) and shown in the
+// report (the "Sequential sampling" section), from the same findings.
+
+// JudgedLine is the progress text of a judged check or compared ratio: its
+// label and interval, and the further rounds it likely needs.
+func JudgedLine(it findings.Judged) string {
+	s := it.Label + " " + judgedInterval(it)
+	if it.More >= 0 {
+		s += fmt.Sprintf(" (≈%d more rounds)", it.More)
+	}
+	return s
+}
+
+// judgedInterval is an item's estimate and interval in words.
+func judgedInterval(it findings.Judged) string {
+	switch {
+	case it.Check != nil:
+		return it.Check.Measured
+	case !it.Samples:
+		return "no samples yet"
+	case it.HasInterval:
+		return fmt.Sprintf("%.4f [%.4f, %.4f] ±%.2f%%, %d rounds", it.Ratio, it.Lo, it.Hi, 100*it.HalfWidth, it.N)
+	}
+	return fmt.Sprintf("%.4f, %d rounds (an interval needs %d)", it.Ratio, it.N, it.MinRounds)
+}
+
+// judgedVerdict is what a decided item was decided to be.
+func judgedVerdict(it findings.Judged) string {
+	if it.Check != nil {
+		return string(it.Check.Verdict)
+	}
+	switch it.Decision {
+	case findings.RatioWithin:
+		if it.Excludes {
+			return "within ±" + pct(it.Precision) + ", differs from 1"
+		}
+		return "within ±" + pct(it.Precision) + ", includes 1"
+	case findings.RatioDiffers:
+		return "differs from 1"
+	case findings.RatioEqual:
+		return "equal within ±" + pct(it.Precision)
+	}
+	return "open"
+}
+
+func pct(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%" }
+
+// cpuNote says what cpu-sec/op measures, wherever a verdict rests on it.
+const cpuNote = "the benchmark process's CPU time (user + system, all threads) at a fixed iteration count, less that of a 2-iteration process of the same cell run just before it, per iteration; it excludes time the process was not running and includes garbage-collector work on other threads"
+
+// sequentialText is how a run's sequential sampling ended, in words: a
+// head line, a note on how samples were taken, one row (label, outcome)
+// per check and compared ratio, and a hint when wall time left some
+// undecided.
+type sequentialText struct {
+	head, note string
+	rows       [][2]string
+	hint       string
+}
+
+func sequentialWords(q *findings.Sequential) sequentialText {
+	var t sequentialText
+	d := q.Decide
+	reason := map[store.StopReason]string{
+		store.StopDecided:   "every check and comparison is decided",
+		store.StopMaxRounds: fmt.Sprintf("reached --max-rounds %d", d.MaxRounds),
+		store.StopBudget:    fmt.Sprintf("the budget %s is spent", d.Budget),
+	}[q.Stop.Reason]
+	if reason == "" {
+		reason = string(q.Stop.Reason)
+	}
+	t.head = fmt.Sprintf("sequential sampling stopped after round %d: %s (%s; anytime-valid 95%% confidence sequences; compared ratios on %s; %d rounds flagged as noise bursts, kept)",
+		q.Stop.Round, reason, q.Stop.Elapsed.Round(time.Second), d.Unit, q.Bursts)
+	switch {
+	case d.Unit == "cpu-sec/op":
+		t.note = "(cpu-sec/op: " + cpuNote + ")"
+	case d.Repeats > 1:
+		t.note = fmt.Sprintf("(samples: after its first run each cell runs at a fixed iteration count, as %d back-to-back repetitions in one process; the process's value of each unit is the median of its repetitions; intervals are computed across rounds)", d.Repeats)
+	default:
+		t.note = "(samples: after its first run each cell runs at a fixed iteration count, one process a round; intervals are computed across rounds)"
+	}
+	undecided := false
+	for _, it := range q.Items {
+		if it.Decided {
+			t.rows = append(t.rows, [2]string{it.Label, judgedVerdict(it) + ": " + judgedInterval(it)})
+			continue
+		}
+		more := "more rounds needed: unknown"
+		if it.More >= 0 {
+			cost := time.Duration(it.More) * q.Stop.CellCost * time.Duration(len(it.Cells))
+			more = fmt.Sprintf("would need ≈%d more rounds (≈%s)", it.More, cost.Round(time.Second))
+		}
+		t.rows = append(t.rows, [2]string{it.Label, "undecided: " + judgedInterval(it) + "; " + more})
+		undecided = true
+	}
+	if undecided && d.Unit == "sec/op" {
+		t.hint = "wall time is inflated whenever another job takes the CPU; on a shared machine add --unit cpu-sec/op (CPU time per op, ≈1 s processes; docs/sequential.md)"
+	}
+	return t
+}
+
+// WriteSequential prints how a run's sequential sampling ended, one line
+// per check and compared ratio; nothing for a run sampled otherwise.
+func WriteSequential(w io.Writer, f *findings.Run) error {
+	if f.Sequential == nil {
+		return nil
+	}
+	t := sequentialWords(f.Sequential)
+	var b strings.Builder
+	fmt.Fprintf(&b, "perflab: %s\n  %s\n", t.head, t.note)
+	for _, r := range t.rows {
+		fmt.Fprintf(&b, "  %-40s %s\n", r[0], r[1])
+	}
+	if t.hint != "" {
+		fmt.Fprintf(&b, "perflab: %s\n", t.hint)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sequentialSection(f *findings.Run) *Section {
+	if f.Sequential == nil {
+		return nil
+	}
+	t := sequentialWords(f.Sequential)
+	s := &Section{ID: "sequential", Title: "Sequential sampling"}
+	s.Blocks = append(s.Blocks, para(t.head), para(t.note))
+	tb := &Table{Head: []string{"check or comparison", "outcome"}}
+	for _, r := range t.rows {
+		tb.Rows = append(tb.Rows, Row{Cells: cells(r[0], r[1])})
+	}
+	s.Blocks = append(s.Blocks, Block{Table: tb})
+	if t.hint != "" {
+		s.Blocks = append(s.Blocks, para(t.hint))
+	}
+	return s
+}

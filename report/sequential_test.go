@@ -1,0 +1,133 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/store"
+)
+
+func TestJudgedLine(t *testing.T) {
+	check := claim.CheckResult{Verdict: claim.Inconclusive, Measured: "b/a 0.97 [0.93, 1.01]"}
+	tests := []struct {
+		it   findings.Judged
+		want string
+	}{
+		{findings.Judged{Label: "T1 check 1", Check: &check, More: 12}, "T1 check 1 b/a 0.97 [0.93, 1.01] (≈12 more rounds)"},
+		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: 0.95, Hi: 1.12, HalfWidth: 0.078, N: 9, HasInterval: true, More: -1},
+			"W v=b/a (sec/op) 1.0300 [0.9500, 1.1200] ±7.80%, 9 rounds"},
+		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: math.NaN(), Hi: math.NaN(), N: 5, MinRounds: 8, More: -1},
+			"W v=b/a (sec/op) 1.0300, 5 rounds (an interval needs 8)"},
+		{findings.Judged{Label: "W v=b/a (cpu-sec/op)", More: -1}, "W v=b/a (cpu-sec/op) no samples yet"},
+	}
+	for _, tc := range tests {
+		if got := JudgedLine(tc.it); got != tc.want {
+			t.Errorf("JudgedLine = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// seqRun is a stopped sequential run's findings with one item of each
+// kind: a decided check, ratios decided each way, and an open ratio.
+func seqRun(unit string, reason store.StopReason, open bool) *findings.Run {
+	cell := plan.Cell{Bench: "BenchmarkW", Levels: []string{"v=b"}, Config: "default"}
+	check := claim.CheckResult{Verdict: claim.Reproduced, Measured: "b/a 1.10 [1.06, 1.14]"}
+	ratio := func(label string, d findings.RatioDecision, precision float64, excludes bool) findings.Judged {
+		return findings.Judged{Label: label, Cells: []plan.Cell{cell, cell}, Decided: d != findings.RatioOpen, Samples: true, More: -1,
+			Ratio: 1.1, Lo: 1.05, Hi: 1.15, HalfWidth: 0.05, N: 20, HasInterval: true, Excludes: excludes, Decision: d, Precision: precision}
+	}
+	items := []findings.Judged{
+		{Label: "T1 check 1", Cells: []plan.Cell{cell}, Decided: true, Check: &check, More: -1},
+		ratio("W v=b/a ("+unit+")", findings.RatioDiffers, 0, true),
+		ratio("W v=c/a ("+unit+")", findings.RatioEqual, 0.01, false),
+		ratio("W v=d/a ("+unit+")", findings.RatioWithin, 0.02, true),
+		ratio("W v=e/a ("+unit+")", findings.RatioWithin, 0.02, false),
+	}
+	if open {
+		o := ratio("W v=f/a ("+unit+")", findings.RatioOpen, 0, false)
+		o.More = 30
+		items = append(items, o)
+	}
+	return &findings.Run{Sequential: &findings.Sequential{
+		Stop:   store.Stop{Round: 23, Reason: reason, Elapsed: 61 * time.Second, CellCost: 100 * time.Millisecond},
+		Decide: store.Decide{Unit: unit, MaxRounds: 40, Budget: time.Minute, Repeats: 5},
+		Bursts: 2, Items: items,
+	}}
+}
+
+// TestWriteSequential words how sampling ended, one line per item, and
+// the hint towards CPU time only when wall time left something open.
+func TestWriteSequential(t *testing.T) {
+	const hint = "add --unit cpu-sec/op"
+	tests := []struct {
+		name     string
+		f        *findings.Run
+		want     []string
+		hint     bool
+		notWants []string
+	}{
+		{"budget, one open", seqRun("sec/op", store.StopBudget, true), []string{
+			"perflab: sequential sampling stopped after round 23: the budget 1m0s is spent (1m1s; anytime-valid 95% confidence sequences; compared ratios on sec/op; 2 rounds flagged as noise bursts, kept)",
+			"(samples: after its first run each cell runs at a fixed iteration count, as 5 back-to-back repetitions in one process;",
+			"T1 check 1                               reproduced: b/a 1.10 [1.06, 1.14]",
+			"W v=b/a (sec/op)                         differs from 1: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds",
+			"W v=c/a (sec/op)                         equal within ±1%: ",
+			"W v=d/a (sec/op)                         within ±2%, differs from 1: ",
+			"W v=e/a (sec/op)                         within ±2%, includes 1: ",
+			"W v=f/a (sec/op)                         undecided: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds; would need ≈30 more rounds (≈6s)",
+		}, true, nil},
+		{"all decided", seqRun("sec/op", store.StopDecided, false), []string{"after round 23: every check and comparison is decided ("}, false, []string{"undecided"}},
+		{"max rounds, CPU time", seqRun("cpu-sec/op", store.StopMaxRounds, true), []string{"after round 23: reached --max-rounds 40 (", "(cpu-sec/op: the benchmark process's CPU time"}, false, []string{"(samples:"}},
+		{"not sequential", &findings.Run{}, nil, false, []string{"sequential"}},
+	}
+	for _, tc := range tests {
+		var b strings.Builder
+		if err := WriteSequential(&b, tc.f); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: output lacks %q:\n%s", tc.name, w, got)
+			}
+		}
+		for _, w := range tc.notWants {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: output has %q:\n%s", tc.name, w, got)
+			}
+		}
+		if strings.Contains(got, hint) != tc.hint {
+			t.Errorf("%s: hint printed %v, want %v:\n%s", tc.name, !tc.hint, tc.hint, got)
+		}
+	}
+}
+
+// TestSequentialSectionSaysWhatWasPrinted: the report's section holds every
+// line WriteSequential prints, word for word.
+func TestSequentialSectionSaysWhatWasPrinted(t *testing.T) {
+	f := seqRun("sec/op", store.StopBudget, true)
+	var b strings.Builder
+	if err := WriteSequential(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	md := mdOf(sequentialSection(f))
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "perflab: ")
+		label, outcome, isRow := strings.Cut(line, "  ")
+		want := line
+		if isRow && !strings.HasPrefix(line, "(") {
+			want = "| " + label + " | " + strings.TrimSpace(outcome) + " |"
+		}
+		if !strings.Contains(md, want) {
+			t.Errorf("the section lacks %q:\n%s", want, md)
+		}
+	}
+	if mdOf(sequentialSection(&findings.Run{})) != "" {
+		t.Error("a run sampled in fixed rounds has a sequential section")
+	}
+}

@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// A Plan is what a run records about how it was planned and sampled: what
+// Resume needs to rebuild the run exactly, and what every analysis of it
+// must know about its rounds. It is the one stored-run contract between
+// the engine, which writes it, and its readers; nobody reads the runs
+// table's note column but this package.
+//
+// Everything but Stop is stored as JSON in the note column when the run is
+// created (the keys are those of earlier versions, so a run stored by an
+// older perflab reads the same); Stop has columns of its own, written when
+// a sequential run stops sampling.
+type Plan struct {
+	Mode      string            `json:"mode"`
+	Rounds    int               `json:"rounds"`    // planned rounds (of a sequential run: its initial pass)
+	Benchtime string            `json:"benchtime"` // -test.benchtime of the timed rounds
+	CPU       []int             `json:"cpu,omitempty"`
+	NoProfile bool              `json:"no_profile,omitempty"`
+	Cells     []Cell            `json:"cells,omitempty"`   // explicit cells instead of the spec's axis product
+	Sources   map[string]string `json:"sources,omitempty"` // config → the module directory its code was built from
+	Measure   string            `json:"measure,omitempty"` // what was measured beside time ("instructions")
+
+	// Sequential marks a run whose later rounds were sampled until its
+	// checks were decided: its paired comparisons need anytime-valid
+	// intervals.
+	Sequential bool `json:"sequential,omitempty"`
+	// FirstLook is the round after which a run of fixed rounds judged its
+	// claim checks and ran follow-up rounds of the cells of the undecided
+	// ones: its checks are judged at two looks.
+	FirstLook int `json:"first_look,omitempty"`
+	// Decide is how a sequential run decided when to stop; nil for a run
+	// of fixed rounds and for sequential runs stored by older versions.
+	Decide *Decide `json:"decide,omitempty"`
+
+	// Stop is how a sequential run's sampling ended (zero until then).
+	Stop Stop `json:"-"`
+}
+
+// A Cell is one benchmark selection under one configuration, as a plan
+// stores it (the engine's plan.Cell).
+type Cell struct {
+	Bench  string
+	Levels []string
+	Config string
+}
+
+// Decide is what a sequential run decides on and when it stops.
+type Decide struct {
+	// Unit is the unit compared ratios are decided on; UnitChosen says it
+	// was asked for rather than defaulted, in which case a pair without
+	// samples in it is not compared in sec/op instead.
+	Unit       string `json:"unit"`
+	UnitChosen bool   `json:"unit_chosen,omitempty"`
+	// Precision, when > 0, is the relative half-width every compared ratio
+	// is sampled to (0.01 for ±1%).
+	Precision float64 `json:"precision,omitempty"`
+	// GateRatios are CI-gate limits as ratios (1.01 for "+1%"): a compared
+	// ratio is decided only once its interval clears each of them.
+	GateRatios []float64     `json:"gate_ratios,omitempty"`
+	MaxRounds  int           `json:"max_rounds"`
+	Budget     time.Duration `json:"budget,omitempty"` // the whole run's time budget; 0 for none
+	// Repeats is the number of back-to-back repetitions one process of a
+	// cell times once its iteration count is fixed (their median is its
+	// value); 0 or 1 for one.
+	Repeats int `json:"repeats,omitempty"`
+}
+
+// StopReason says why a sequential run stopped sampling.
+type StopReason string
+
+// The reasons a sequential run stops.
+const (
+	StopDecided   StopReason = "decided"    // every check and compared ratio is decided
+	StopMaxRounds StopReason = "max-rounds" // Decide.MaxRounds rounds are stored
+	StopBudget    StopReason = "budget"     // the next round would not fit Decide.Budget
+)
+
+// Stop is how a sequential run's sampling ended.
+type Stop struct {
+	Round  int        // the last round sampled; 0 while sampling, and for a run of fixed rounds
+	Reason StopReason // why it stopped
+	// Elapsed is the wall time from the start of the run to the stop.
+	Elapsed time.Duration
+	// CellCost is the wall time one cell cost a further round then, which
+	// turns the further rounds an undecided check needs into time.
+	CellCost time.Duration
+}
+
+// note is the JSON the note column holds for p.
+func (p Plan) note() (string, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("encode the run's plan: %w", err)
+	}
+	return string(b), nil
+}
+
+// planOf reads a note column. A note that is no JSON plan (an empty one,
+// or free text from an older version) reads as the zero Plan: a run
+// without a stored plan.
+func planOf(note string) Plan {
+	var p Plan
+	if json.Unmarshal([]byte(note), &p) != nil {
+		return Plan{}
+	}
+	return p
+}
+
+// SetStop records how the run's sequential sampling ended.
+func (db *DB) SetStop(ctx context.Context, runID int64, s Stop) error {
+	res, err := db.sql.ExecContext(ctx,
+		`UPDATE runs SET stop_round = ?, stop_reason = ?, stop_elapsed = ?, stop_cell_cost = ? WHERE id = ?`,
+		s.Round, string(s.Reason), int64(s.Elapsed), int64(s.CellCost), runID)
+	if err != nil {
+		return fmt.Errorf("record how run %d stopped sampling in %s: %w", runID, db.path, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("record how run %d stopped sampling in %s: %w", runID, db.path, err)
+	}
+	if n == 0 {
+		return db.runNotFound(runID)
+	}
+	return nil
+}
