@@ -29,8 +29,10 @@ type Options struct {
 	// FirstLook, when > 0, is the round after which a run of fixed rounds
 	// judged its claim checks and ran follow-up rounds of the cells of
 	// the undecided ones: package claim then judges each check at two
-	// looks, each at its share of α (claim.Looks), and every other
-	// finding reads only rounds 1..FirstLook ([UpToRound]).
+	// looks, each at its share of α (claim.LookRule), and every other
+	// finding reads only rounds 1..FirstLook ([UpToRound]). With Anytime
+	// it is a sequential run's initial pass: claim judges there the first
+	// look of each check without a confidence sequence.
 	FirstLook int
 }
 

@@ -40,8 +40,16 @@ type CheckResult struct {
 	// Counted).
 	Context bool
 	// Look is the look that gave the verdict in a run judged at two looks
-	// (looks.go): 1 or 2; 0 in a run judged once.
+	// (looks.go): 1 or 2; 0 in a run judged once, and for a check of a
+	// sequential run judged on its confidence sequence.
 	Look int
+	// Sequence marks an interval that is a confidence sequence, valid at
+	// every round at once: a ratio or contrast paired by round
+	// (analysis.Options.Paired, Contrast) under Options.Anytime. Only
+	// such a check may decide when a sequential run stops sampling; a
+	// fixed-n interval (a value, a correlation, a knee, a crossover, a
+	// ratio's fallbacks) may not (looks.go).
+	Sequence bool
 	// Predicate is what the check tested, printed beside every verdict:
 	// the cells, the operator, the threshold and its origin, e.g.
 	// "sec/op syncpool@25 / plain@25 > 1.34 (√1.79: log-midpoint of the claimed ×1.79)".
@@ -83,14 +91,12 @@ func OneSided(opt analysis.Options) analysis.Options {
 }
 
 // Evaluate judges every claim against the samples; checks of kind
-// "profile" read the cells' CPU profiles.
+// "profile" read the cells' CPU profiles. opt says how the run was
+// sampled: a run with a first look (opt.FirstLook) judges its checks at
+// the looks of looks.go.
 func Evaluate(claims []spec.Claim, samples []*analysis.Sample, opt analysis.Options, profiles ...CellProfile) []Result {
 	out := make([]Result, 0, len(claims))
 	for _, c := range claims {
-		if opt.FirstLook > 0 {
-			out = append(out, evaluateLooks(c, samples, opt, profiles))
-			continue
-		}
 		out = append(out, evaluate(c, samples, opt, profiles))
 	}
 	return out
@@ -103,7 +109,7 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 		return r
 	}
 	eval := func(i int, opt analysis.Options) CheckResult {
-		return checkOne(c.Checks[i], samples, opt, profiles)
+		return judgeCheck(c.Checks[i], samples, opt, profiles)
 	}
 	var counted []int
 	for i, ch := range c.Checks {

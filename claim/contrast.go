@@ -38,7 +38,7 @@ func contrast(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) C
 		cr.Verdict, cr.Reason = NotTestable, "the four cells share no round with positive values"
 		return cr
 	}
-	cr.Estimate = r.Ratio
+	cr.Estimate, cr.Sequence = r.Ratio, opt.Anytime
 	if !r.HasInterval() {
 		cr.Measured = fmt.Sprintf("%s %s = %.3g (paired over %d rounds)", unit, label, r.Ratio, r.N)
 		cr.Verdict, cr.Reason = Inconclusive, fmt.Sprintf("%d rounds are too few for a %.4g%% %s", r.N, opt.Confidence*100, opt.PairedIntervalName())

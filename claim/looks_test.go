@@ -217,8 +217,146 @@ func TestLooksMeasuredSaysWhichLook(t *testing.T) {
 			t.Errorf("a ratio at its threshold: got look %d %q, want the second look", c.Look, c.Measured)
 		}
 	}
-	if want := fmt.Sprintf("at one-sided α=%.3g", 0.05/3); !strings.Contains(LookRule(0.05, 6), want) {
-		t.Errorf("LookRule does not state the first look's α: %s", LookRule(0.05, 6))
+	rule := LookRule(analysis.Options{Alpha: 0.05, Confidence: 0.95, FirstLook: 6})
+	if want := fmt.Sprintf("at one-sided α=%.3g", 0.05/3); !strings.Contains(rule, want) {
+		t.Errorf("LookRule does not state the first look's α: %s", rule)
+	}
+}
+
+// TestSequenceByKind: in a sequential run (Options.Anytime, first look
+// after the initial pass), a check is judged on a confidence sequence,
+// once on all rounds, exactly when it compares cells paired by round: a
+// ratio or a contrast. A ratio on a fallback (zero values, cells without
+// rounds), a value, a correlation, a crossover and a knee have fixed-n
+// intervals and are judged at two looks. Without Anytime nothing is a
+// sequence.
+func TestSequenceByKind(t *testing.T) {
+	const rounds = 20
+	var samples []*analysis.Sample
+	for n := 1; n <= 8; n++ {
+		samples = append(samples,
+			paired(fmt.Sprintf("BenchmarkQ/v=x/n=%d", n), "sec/op", 100*float64(n), rounds, 0.002),
+			paired(fmt.Sprintf("BenchmarkQ/v=y/n=%d", n), "sec/op", 150+20*float64(n), rounds, 0.002))
+	}
+	zero := paired("BenchmarkQ/v=x/n=6", "allocs/op", 1, rounds, 0)
+	for i := range zero.Values {
+		zero.Values[i] = 0
+	}
+	var r []float64
+	for i := range rounds {
+		r = append(r, 0.6+0.01*float64(i%5))
+	}
+	samples = append(samples, zero, paired("BenchmarkQ/v=y/n=6", "allocs/op", 5, rounds, 0),
+		sample("BenchmarkU/v=x", "sec/op", around(100)), sample("BenchmarkU/v=y", "sec/op", around(200)),
+		&analysis.Sample{Name: analysis.ParseName("BenchmarkC/v=x"), Unit: "r", Values: r})
+	tests := []struct {
+		name     string
+		check    spec.Check
+		sequence bool
+	}{
+		{"ratio paired by round", spec.Check{Kind: "ratio", Where: "n=6", Num: "v=y", Den: "v=x", Op: "<", Value: 0.9}, true},
+		{"contrast", spec.Check{Kind: "contrast", Where: "bench=BenchmarkQ", Num: "n=6", Den: "n=1", A: "v=y", B: "v=x", Op: "<", Value: 0.8}, true},
+		{"ratio on zero values", spec.Check{Kind: "ratio", Unit: "allocs/op", Where: "n=6", Num: "v=x", Den: "v=y", Op: "<", Value: 0.5}, false},
+		{"ratio of cells without rounds", spec.Check{Kind: "ratio", Where: "bench=BenchmarkU", Num: "v=y", Den: "v=x", Op: ">", Value: 1.5}, false},
+		{"value", spec.Check{Kind: "value", Num: "v=x,n=1", Op: "<", Value: 200}, false},
+		{"correlation", spec.Check{Kind: "correlation", Unit: "r", Num: "v=x", Effect: 0.6}, false},
+		{"crossover", spec.Check{Kind: "crossover", A: "v=y", B: "v=x", Axis: "n", WinsAbove: "a", Min: 1, Max: 3}, false},
+		{"knee", spec.Check{Kind: "knee", A: "v=x", Axis: "n", Min: 3, Max: 4}, false},
+	}
+	sequential := analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true, FirstLook: 8}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			claims := []spec.Claim{{ID: "Q", Checks: []spec.Check{tc.check}}}
+			cr := Evaluate(claims, samples, sequential)[0].Checks[0]
+			if cr.Verdict == NotTestable {
+				t.Fatalf("not testable: %s", cr.Reason)
+			}
+			if cr.Sequence != tc.sequence {
+				t.Errorf("sequence %v, want %v (%s)", cr.Sequence, tc.sequence, cr.Measured)
+			}
+			if onSequence := strings.Contains(cr.Measured, "confidence sequence over all rounds"); tc.sequence && (cr.Look != 0 || !onSequence) {
+				t.Errorf("look %d, %q: want judged once on its confidence sequence", cr.Look, cr.Measured)
+			} else if !tc.sequence && (cr.Look == 0 || onSequence) {
+				t.Errorf("look %d, %q: want judged at two looks", cr.Look, cr.Measured)
+			}
+			if fixed := Evaluate(claims, samples, analysis.DefaultOptions())[0].Checks[0]; fixed.Sequence {
+				t.Errorf("a run of fixed rounds judged %s on a sequence", tc.name)
+			}
+		})
+	}
+	rule := LookRule(sequential)
+	for _, want := range []string{"initial pass of 8 rounds", "on the initial pass (rounds 1–8) at one-sided α=0.0167", "on all its rounds at α=0.0333", "at one-sided α=0.05, whatever round sampling stopped at"} {
+		if !strings.Contains(rule, want) {
+			t.Errorf("the sequential rule lacks %q: %s", want, rule)
+		}
+	}
+}
+
+// TestSequentialLooksHolm: in a claim with a ratio on its confidence
+// sequence and a value check at two looks, Holm's correction applies to
+// each check's whole two-look test. The value check's cell holds 1…60 in
+// a shuffled order, so the first look (its first 8 rounds) cannot
+// contradict a threshold near the median, and the second look's upper
+// bounds at 2α/3 and at α/3 are different samples: a threshold between
+// them is contradicted by the check alone and, beside a second counted
+// check, not after Holm (its test at α/2).
+func TestSequentialLooksHolm(t *testing.T) {
+	const rounds = 60
+	v := &analysis.Sample{Name: analysis.ParseName("BenchmarkH/v=v"), Unit: "sec/op"}
+	for r := 1; r <= rounds; r++ {
+		v.Values, v.Rounds = append(v.Values, float64((r*37)%rounds+1)), append(v.Rounds, r)
+	}
+	samples := []*analysis.Sample{v, paired("BenchmarkH/v=b", "sec/op", 200, rounds, 0.002), paired("BenchmarkH/v=a", "sec/op", 100, rounds, 0.002)}
+	opt := analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true, FirstLook: 8}
+	value := func(th float64) spec.Check { return spec.Check{Kind: "value", Num: "v=v", Op: ">", Value: th} }
+	ratio := spec.Check{Kind: "ratio", Num: "v=b", Den: "v=a", Op: ">", Value: 1.5}
+	_, second := LookOptions(opt)
+	halved := second
+	halved.Alpha, halved.Confidence = second.Alpha/2, 1-(1-second.Confidence)/2
+	hi, hiHalved := analysis.Summarize(v.Values, OneSided(second)).Hi, analysis.Summarize(v.Values, OneSided(halved)).Hi
+	if !(hiHalved > hi) {
+		t.Fatalf("upper bounds at 2α/3 (%g) and α/3 (%g) are the same sample", hi, hiHalved)
+	}
+	th := (hi + hiHalved) / 2
+	alone := Evaluate([]spec.Claim{{ID: "H", Checks: []spec.Check{value(th)}}}, samples, opt)[0].Checks[0]
+	if alone.Verdict != Contradicted || alone.Look != 2 {
+		t.Errorf("value > %g alone: %s at look %d (%s), want contradicted at the second look", th, alone.Verdict, alone.Look, alone.Measured)
+	}
+	both := Evaluate([]spec.Claim{{ID: "H", Checks: []spec.Check{ratio, value(th)}}}, samples, opt)[0]
+	if r, c := both.Checks[0], both.Checks[1]; r.Verdict != Reproduced || !r.Sequence || c.Verdict != Inconclusive || !strings.Contains(c.Reason, "Holm") {
+		t.Errorf("beside a reproduced ratio: ratio %s (sequence %v), value %s (%s); want the value inconclusive after Holm", r.Verdict, r.Sequence, c.Verdict, c.Reason)
+	}
+	if c := Evaluate([]spec.Claim{{ID: "H", Checks: []spec.Check{ratio, value(hiHalved * 1.01)}}}, samples, opt)[0].Checks[1]; c.Verdict != Contradicted {
+		t.Errorf("value > %g beside a ratio: %s (%s), want contradicted at α/2", hiHalved*1.01, c.Verdict, c.Reason)
+	}
+}
+
+// TestLooksHolmNamesTheDecidingLook: two checks of one claim, both far
+// on the wrong side of their thresholds. At six rounds each is
+// contradicted at the first look's α/3 alone, but Holm's correction asks
+// α/6, which six rounds cannot give (1/64): the first look leaves both
+// open, as the run's judge sees it, and the second look, at α/3 on all
+// rounds, contradicts both. Each says the second look decided it.
+func TestLooksHolmNamesTheDecidingLook(t *testing.T) {
+	claims := []spec.Claim{{ID: "E", Checks: threeChecks[0].Checks[:2]}}
+	r := newLooksRun(rand.New(rand.NewPCG(8, 9)), noiseGens[0].gen, 0.01, map[string]float64{"b": 0.5, "c": 0.5})
+	for range 6 {
+		r.addRound("b", "c")
+	}
+	first, _ := LookOptions(analysis.Options{Alpha: 0.05, Confidence: 0.95})
+	for i, c := range Evaluate(claims, r.samples(), first)[0].Checks {
+		if c.Verdict != Inconclusive {
+			t.Errorf("first look, check %d: %s, want open after Holm", i+1, c.Verdict)
+		}
+	}
+	for range 18 {
+		r.addRound("b", "c")
+	}
+	opt := analysis.Options{Alpha: 0.05, Confidence: 0.95, FirstLook: 6}
+	for i, c := range Evaluate(claims, r.samples(), opt)[0].Checks {
+		if c.Verdict != Contradicted || c.Look != 2 || !strings.Contains(c.Measured, "second look (all rounds, α=0.0167)") {
+			t.Errorf("check %d: %s at look %d (%s), want contradicted at the second look at α/3", i+1, c.Verdict, c.Look, c.Measured)
+		}
 	}
 }
 

@@ -46,6 +46,7 @@ func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Chec
 			return fail(NotTestable, fmt.Sprintf("%s: the two cells share no round", label))
 		}
 		cr.Estimate, cr.Lo, cr.Hi = r.Ratio, r.Lo, r.Hi
+		cr.Sequence = opt.Anytime
 		if !r.HasInterval() {
 			cr.Measured = fmt.Sprintf("%s %s = %.3g (paired over %d rounds)", unit, label, r.Ratio, r.N)
 			return fail(Inconclusive, fmt.Sprintf("%d paired rounds are too few for a %.4g%% %s", r.N, opt.Confidence*100, opt.PairedIntervalName()))

@@ -23,7 +23,7 @@ const (
 // Rule is how every verdict is reached, in words a report prints beside
 // its claims table. It is the one statement of the rule; spec's package
 // documentation says the same for spec authors.
-const Rule = `Each check tests a predicate on an interval measured in this run: for a claimed effect F (a ratio num/den) the threshold is √F, the log-midpoint between no effect and the claim, unless the check states another threshold with its reason; a claim of about no change uses an equivalence band [1/(1+b), 1+b] that the whole interval must lie inside; a claimed correlation r is tested against tanh(atanh(r)/2), the midpoint on Fisher's z scale. A check is reproduced when its whole interval lies on the claimed side of the threshold (inside the band), contradicted when it lies wholly on the other side (wholly outside the band), inconclusive when it straddles, not testable when this run cannot measure it (with the reason). Each verdict is thus a one-sided test at α = 1 − c (5% at 95% confidence): a check's interval is the two-sided one at 1 − 2α (90%), each of whose bounds is a one-sided 1 − α bound, and a band is two one-sided tests (TOST); crossovers and knees keep two-sided intervals at c. Ratios are paired by round: the estimate is the median of the per-round log-ratios (half of the rounds measured a larger ratio, half a smaller), and its interval holds the true median whatever the shape of the noise — a sign-test interval between two order statistics of the log-ratios for a run of fixed rounds, or, for a run that sampled until its checks were decided, a confidence sequence for the median that is valid at whatever round the run stopped. A claim is reproduced when every counted check is reproduced; it is contradicted when at least one counted check is contradicted after Holm's correction across the claim's counted checks (each check's test at α/k for the k checks not yet rejected); otherwise inconclusive, or not testable when no counted check could be measured. Context checks (marked "context": they hold by construction or only describe the setting) are shown and never counted.`
+const Rule = `Each check tests a predicate on an interval measured in this run: for a claimed effect F (a ratio num/den) the threshold is √F, the log-midpoint between no effect and the claim, unless the check states another threshold with its reason; a claim of about no change uses an equivalence band [1/(1+b), 1+b] that the whole interval must lie inside; a claimed correlation r is tested against tanh(atanh(r)/2), the midpoint on Fisher's z scale. A check is reproduced when its whole interval lies on the claimed side of the threshold (inside the band), contradicted when it lies wholly on the other side (wholly outside the band), inconclusive when it straddles, not testable when this run cannot measure it (with the reason). Each verdict is thus a one-sided test at α = 1 − c (5% at 95% confidence): a check's interval is the two-sided one at 1 − 2α (90%), each of whose bounds is a one-sided 1 − α bound, and a band is two one-sided tests (TOST); crossovers and knees keep two-sided intervals at c. Ratios are paired by round: the estimate is the median of the per-round log-ratios (half of the rounds measured a larger ratio, half a smaller), and its interval holds the true median whatever the shape of the noise — a sign-test interval between two order statistics of the log-ratios for a run of fixed rounds, or, for a run that sampled until its checks were decided, a confidence sequence for the median that is valid at whatever round the run stopped. A claim is reproduced when every counted check is reproduced; it is contradicted when at least one counted check is contradicted after Holm's correction across the claim's counted checks (each check's test at α/k for the k checks not yet rejected); otherwise inconclusive, or not testable when no counted check could be measured. Context checks (marked "context": they hold by construction or only describe the setting) are shown and never counted. In a sequential run, sampled until its checks were decided, a ratio or contrast paired by round is judged on a confidence sequence, valid at every round at once, so its verdict holds whatever round sampling stopped at, and only such checks decide when sampling stops; every other check (a value, a correlation, a knee, a crossover, a ratio on a fallback interval) neither keeps sampling going nor ends it, and is judged at two looks, on the initial pass at α/3 and on all rounds at 2α/3.`
 
 // threshold is what a check compares its interval with.
 type threshold struct {
@@ -149,7 +149,9 @@ func noInterval(pred, unit string) CheckResult {
 // a test at level (1 − c)/k (for a directional check, its interval at
 // 1 − 2(1 − c)/k: see OneSided).
 // A contradiction that does not survive becomes inconclusive, with why.
-// eval recomputes check i under other options.
+// eval recomputes check i under other options. A check judged at two looks
+// (looks.go) whose corrected test contradicts it only at a later look than
+// its own is shown as that look gave it.
 func holm(results []CheckResult, counted []int, opt analysis.Options, eval func(i int, opt analysis.Options) CheckResult) {
 	if len(counted) < 2 {
 		return
@@ -164,8 +166,17 @@ func holm(results []CheckResult, counted []int, opt analysis.Options, eval func(
 		var next []int
 		found := false
 		for _, i := range remaining {
-			if results[i].Verdict == Contradicted && eval(i, adj).Verdict == Contradicted {
+			if results[i].Verdict != Contradicted {
+				next = append(next, i)
+				continue
+			}
+			if a := eval(i, adj); a.Verdict == Contradicted {
 				rejected[i], found = true, true
+				if a.Look != results[i].Look {
+					// At its corrected level only a later look
+					// contradicts it (looks.go): that look decided it.
+					results[i] = a
+				}
 				continue
 			}
 			next = append(next, i)

@@ -71,7 +71,7 @@ type Analysis struct {
 func AnalyzeRun(in Input, opt AnalyzeOptions) *Analysis {
 	in.Opt = withDefaults(in.Opt)
 	samples := analysis.Collect(in.Results)
-	if n := in.Opt.FirstLook; n > 0 {
+	if n := plannedRounds(in.Opt); n > 0 {
 		samples = analysis.UpToRound(samples, n)
 	}
 	if s := in.Spec; s != nil {

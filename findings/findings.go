@@ -82,12 +82,14 @@ type Run struct {
 	// Opt.Confidence (claim.OneSided).
 	CheckConfidence float64
 	// Looks is the two-look rule the checks were judged by, in words
-	// (claim.LookRule); empty for a run judged once. A run with looks
-	// shows its planned rounds only in every other table: Samples holds
-	// rounds 1..Opt.FirstLook.
+	// (claim.LookRule); empty for a run judged once. A run of fixed
+	// rounds with looks shows its planned rounds only in every other
+	// table: Samples holds rounds 1..Opt.FirstLook. A sequential run's
+	// checks without a confidence sequence take their first look after
+	// its initial pass, and its every table reads all rounds.
 	Looks string
-	// FollowUp counts the follow-up rounds after the first look and the
-	// benchmark results they measured.
+	// FollowUp counts the rounds after the first look (a sequential run's
+	// after its initial pass) and the benchmark results they measured.
 	FollowUp FollowUp
 	Machines *Machines // nil unless the rounds came from several machines
 	// Instructions holds the instructions-per-op comparisons (nil when
@@ -160,10 +162,12 @@ func Of(in Input) *Run {
 	all := analysis.Collect(in.Results)
 	f.Samples = all
 	if n := in.Opt.FirstLook; n > 0 {
+		f.FollowUp = followUp(all, n)
+		f.Looks = claim.LookRule(in.Opt)
+	}
+	if n := plannedRounds(in.Opt); n > 0 {
 		// Follow-up rounds serve the claim checks' second look only.
 		f.Samples = analysis.UpToRound(all, n)
-		f.FollowUp = followUp(all, n)
-		f.Looks = claim.LookRule(in.Opt.Alpha, n)
 	}
 	f.summaries = make(map[*analysis.Sample]analysis.Summary, len(f.Samples))
 	for _, s := range f.Samples {

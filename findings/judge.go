@@ -36,14 +36,17 @@ const InitialRounds = analysis.AnytimeMinRounds
 const DecidePrecision = 0.01
 
 // sequentialOptions are the options a sequential run's sampling is judged
-// with: anytime-valid 95% confidence sequences, whatever α a report of
-// the run is later asked for, since they decided when it stopped.
-func sequentialOptions() analysis.Options {
-	return analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true}
+// with, given its initial pass: anytime-valid 95% confidence sequences,
+// whatever α a report of the run is later asked for, since they decided
+// when it stopped; the rule of its claims is the one its analysis applies
+// (Sampling.Options).
+func sequentialOptions(initial int) analysis.Options {
+	return Sampling{Sequential: true, Initial: initial}.Options(analysis.Options{Alpha: 0.05, Confidence: 0.95})
 }
 
 // Judged is a counted claim check or a compared ratio of a run, judged on
-// the rounds stored so far.
+// the rounds stored so far. In a sequential run it is one whose interval
+// is a confidence sequence: only those keep sampling going or end it.
 type Judged struct {
 	Label   string      // "T1 check 1" or "T1.1" (checks), "BenchmarkW v=b/a (sec/op)" (ratios)
 	Cells   []plan.Cell // the cells it reads
@@ -101,8 +104,10 @@ func countedChecks(s *spec.Spec) []spec.Check {
 // Judge judges a stored run from the rounds stored so far.
 type Judge struct{ DB *store.DB }
 
-// Sequential judges a sequential run's counted claim checks and compared
-// ratios with anytime-valid intervals (see [Run.Sequential]).
+// Sequential judges a sequential run's counted claim checks that have a
+// confidence sequence and its compared ratios, with anytime-valid
+// intervals (see [Run.Sequential]); its other counted checks are no
+// items: they neither keep sampling going nor end it.
 func (j Judge) Sequential(ctx context.Context, runID int64) ([]Judged, error) {
 	run, s, cells, results, err := j.read(ctx, runID)
 	if err != nil {
@@ -111,7 +116,8 @@ func (j Judge) Sequential(ctx context.Context, runID int64) ([]Judged, error) {
 	if run.Plan.Decide == nil {
 		return nil, fmt.Errorf("run %d is not sequential: its plan says nothing of how it decides", runID)
 	}
-	return sequentialItems(*run.Plan.Decide, s, cells, results), nil
+	items, _ := sequentialItems(run.Plan, s, cells, analysis.Collect(results))
+	return items, nil
 }
 
 // FirstLook judges a run of fixed rounds' counted claim checks on its
@@ -165,23 +171,31 @@ func runCells(run *store.Run, s *spec.Spec) ([]plan.Cell, error) {
 	return p.Cells, nil
 }
 
-// sequentialItems judges every counted check, and the compared ratios
-// (all of them under a precision, else only when the spec has no counted
-// check), on results.
-func sequentialItems(d store.Decide, s *spec.Spec, cells []plan.Cell, results []*benchfmt.Result) []Judged {
-	opt := sequentialOptions()
-	samples := analysis.Collect(results)
-	var out []Judged
+// sequentialItems judges, on samples, a sequential run of plan p
+// (p.Decide set): every counted check whose interval is a confidence
+// sequence (claim.CheckResult.Sequence), and the compared ratios (all of
+// them under a precision, else only when no counted check has a
+// sequence). The counted checks without one are never items: a fixed-n
+// interval looked at after every round would stop sampling on chance
+// far more often than α. They are judged at two looks when the run is
+// analysed (claim.LookRule); fixed labels them.
+func sequentialItems(p store.Plan, s *spec.Spec, cells []plan.Cell, samples []*analysis.Sample) (items []Judged, fixed []string) {
+	opt := sequentialOptions(p.Rounds)
 	eachCounted(s, samples, opt, func(c claim.Result, i int, ch spec.Check, cr claim.CheckResult) {
+		label := fmt.Sprintf("%s check %d", c.ID, i+1)
+		if !cr.Sequence {
+			fixed = append(fixed, label)
+			return
+		}
 		deps := claim.DependsOn(ch, cells, samples)
-		out = append(out, Judged{Label: fmt.Sprintf("%s check %d", c.ID, i+1), Cells: pick(cells, deps), Check: &cr,
+		items = append(items, Judged{Label: label, Cells: pick(cells, deps), Check: &cr,
 			Decided: cr.Verdict != claim.Inconclusive, More: checkMore(cr, roundsOf(samples, deps, cells))})
 	})
-	if d.Precision > 0 || !HasCountedChecks(s) {
+	if d := *p.Decide; d.Precision > 0 || len(items) == 0 {
 		pairs, by := comparedPairs(cells, s.Analysis.By, s.Analysis.Baseline)
-		out = append(out, comparisons(d, opt, samples, cells, pairs, by)...)
+		items = append(items, comparisons(d, opt, samples, cells, pairs, by)...)
 	}
-	return out
+	return items, fixed
 }
 
 // firstLookItems judges every counted check at the first look.
@@ -454,13 +468,18 @@ func pairLabel(num, den plan.Cell, by string) string {
 }
 
 // Sequential is how a sequential run's sampling ended, and each of its
-// counted checks and compared ratios as judged on all its rounds — what
-// made it stop.
+// counted checks with a confidence sequence and compared ratios as judged
+// on all its rounds — what made it stop.
 type Sequential struct {
 	Stop   store.Stop
 	Decide store.Decide
 	Bursts int // rounds flagged as noise bursts (kept in every statistic)
 	Items  []Judged
+	// Fixed labels the counted checks without a confidence sequence, which
+	// neither kept sampling going nor ended it: the claims judge them at
+	// two looks, after the initial pass (Initial rounds) and at the end.
+	Fixed   []string
+	Initial int
 }
 
 // sequentialOf is a run's Sequential, or nil for a run that was not
@@ -474,6 +493,7 @@ func sequentialOf(in *Input) (*Sequential, error) {
 	if err != nil {
 		return nil, err
 	}
+	items, fixed := sequentialItems(in.Run.Plan, in.Spec, cells, analysis.Collect(in.Results))
 	return &Sequential{Stop: in.Run.Plan.Stop, Decide: *in.Run.Plan.Decide, Bursts: len(BurstRounds(in.Env, in.Rounds)),
-		Items: sequentialItems(*in.Run.Plan.Decide, in.Spec, cells, in.Results)}, nil
+		Items: items, Fixed: fixed, Initial: in.Run.Plan.Rounds}, nil
 }

@@ -3,11 +3,13 @@ package findings
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
 
@@ -250,6 +253,18 @@ func TestJudgeSequentialRules(t *testing.T) {
 	if it, ok := m["BenchmarkW v=b/a (sec/op)"]; !ok || !it.Decided {
 		t.Errorf("no instructions in 20 rounds: %v, want b/a decided on sec/op", m)
 	}
+	// The fallback to sec/op is a confidence sequence too: wider than the
+	// fixed-n interval of the same rounds, which may not end sampling.
+	byName := map[string]*analysis.Sample{}
+	for _, sm := range analysis.Collect(slices.Concat(data...)) {
+		if sm.Unit == "sec/op" {
+			byName[sm.Name.Full] = sm
+		}
+	}
+	fixed := analysis.PairedLogs(analysis.LogRatios(byName["BenchmarkW/v=b"].ByRound(), byName["BenchmarkW/v=a"].ByRound()), 0.95)
+	if it := m["BenchmarkW v=b/a (sec/op)"]; !(it.Hi-it.Lo > fixed.Hi-fixed.Lo) {
+		t.Errorf("b/a on the sec/op fallback: [%g, %g], want wider than the fixed-n interval [%g, %g]", it.Lo, it.Hi, fixed.Lo, fixed.Hi)
+	}
 	m = judge(plantedSpec(""), store.Decide{Unit: "instructions/op", UnitChosen: true, MaxRounds: 50}, data)
 	if it, ok := m["BenchmarkW v=b/a (instructions/op)"]; !ok || it.Samples {
 		t.Errorf("instructions/op chosen: %v, want b/a open without samples, never on sec/op", m)
@@ -259,6 +274,11 @@ func TestJudgeSequentialRules(t *testing.T) {
 	it, ok := m["P1 check 1"]
 	if len(m) != 1 || !ok || it.Check == nil || it.Check.Verdict != claim.Reproduced || !it.Decided || len(it.Cells) != 2 {
 		t.Errorf("a counted check: %+v, want P1 check 1 alone, reproduced, reading 2 cells", m)
+	}
+	value := "\n[[claim]]\nid = \"V1\"\ntext = \"b takes time\"\n[[claim.check]]\nkind = \"value\"\nnum = \"v=b\"\nop = \">\"\nvalue = 1e-9\n"
+	m = judge(plantedSpec(value), store.Decide{Unit: "sec/op", MaxRounds: 50}, data)
+	if _, ok := m["V1 check 1"]; ok || len(m) != 2 {
+		t.Errorf("a value check alone: items %v, want the compared ratios b/a and c/a, never the value check", slices.Collect(maps.Keys(m)))
 	}
 }
 
@@ -339,5 +359,448 @@ func TestJudgeErrors(t *testing.T) {
 	_, err := Judge{DB: db}.Sequential(ctx, bad)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run %d", bad)) {
 		t.Errorf("a run whose spec does not parse: %v, want an error naming it", err)
+	}
+}
+
+// burstModel is the noise of a simulated sequential run of cells v=a and
+// v=b (cost 100 and 110 ns), as a shared machine gives it: a speed shared
+// by the round's cells (Drift, σ on the log scale), each sample's own
+// noise (Noise), and interference that only ever slows a sample, in
+// spells: a round is busy with a two-state Markov chain (spells of Spell
+// rounds on average, started in its stationary state), and in a busy round
+// each sample is slowed by +20…+100% with probability ½, so that a share p
+// of samples is hit. With CleanA, v=a has no noise of its own and is never
+// hit: the ratio b/a then moves with b's samples alone.
+type burstModel struct {
+	Drift, Noise, Spell float64
+	CleanA              bool
+}
+
+const (
+	burstMin, burstMax = 0.2, 1.0 // least and most slow-down of a hit sample
+	burstInitial       = InitialRounds
+)
+
+var burstCost = map[string]float64{"a": 100e-9, "b": 110e-9}
+
+// burstRun is one simulated run of a burstModel, round by round.
+type burstRun struct {
+	m     burstModel
+	rng   *rand.Rand
+	p     float64 // share of samples hit
+	busy  bool
+	round int
+	cells map[string]*analysis.Sample
+}
+
+func newBurstRun(rng *rand.Rand, m burstModel, p float64) *burstRun {
+	r := &burstRun{m: m, rng: rng, p: p, cells: map[string]*analysis.Sample{}}
+	r.busy = rng.Float64() < 2*p
+	for _, v := range []string{"a", "b"} {
+		r.cells[v] = &analysis.Sample{Config: "default", Name: analysis.ParseName("BenchmarkW/v=" + v), Unit: "sec/op"}
+	}
+	return r
+}
+
+// addRound runs one round of the given cells.
+func (r *burstRun) addRound(cells []string) {
+	r.round++
+	q := 2 * r.p // share of busy rounds
+	if r.busy {
+		r.busy = r.rng.Float64() >= 1/r.m.Spell
+	} else {
+		r.busy = r.rng.Float64() < q/(r.m.Spell*(1-q))
+	}
+	speed := r.m.Drift * r.rng.NormFloat64()
+	for _, v := range cells {
+		x := burstCost[v] * math.Exp(speed)
+		if v != "a" || !r.m.CleanA {
+			x *= math.Exp(r.m.Noise * r.rng.NormFloat64())
+			if r.busy && r.rng.IntN(2) == 0 {
+				x *= 1 + burstMin + (burstMax-burstMin)*r.rng.Float64()
+			}
+		}
+		s := r.cells[v]
+		s.Values, s.Rounds = append(s.Values, x), append(s.Rounds, r.round)
+	}
+}
+
+func (r *burstRun) samples() []*analysis.Sample {
+	return []*analysis.Sample{r.cells["a"], r.cells["b"]}
+}
+
+// median is the true median of cell v's samples: the m where
+// (1−p)·Φ(z(m)) + p·E_U Φ(z(m) − ln(1+U)/σ) = ½, U uniform on
+// [burstMin, burstMax], σ the sample's whole log-scale spread.
+func (m burstModel) median(v string, p float64) float64 {
+	c := burstCost[v]
+	sd := math.Hypot(m.Drift, m.Noise)
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	cdf := func(x float64) float64 {
+		z := math.Log(x/c) / sd
+		const k = 64
+		hit := 0.0
+		for i := range k {
+			u := burstMin + (burstMax-burstMin)*(float64(i)+0.5)/k
+			hit += phi(z - math.Log1p(u)/sd)
+		}
+		return (1-p)*phi(z) + p*hit/k
+	}
+	lo, hi := c*0.5, c*3
+	for range 60 {
+		if mid := (lo + hi) / 2; cdf(mid) < 0.5 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// TestBurstMedian checks the true median the simulations below test
+// against with a million samples drawn as burstRun draws them.
+func TestBurstMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m := burstModel{Drift: 0.02, Noise: 0.01, Spell: 3}
+	for _, p := range []float64{0.05, 0.2} {
+		r := newBurstRun(rng, m, p)
+		for range 500000 {
+			r.addRound([]string{"b"})
+		}
+		want := m.median("b", p)
+		got := slices.Clone(r.cells["b"].Values)
+		slices.Sort(got)
+		if below := float64(sort.SearchFloat64s(got, want)) / float64(len(got)); math.Abs(below-0.5) > 0.005 {
+			t.Errorf("p=%g: %.2f%% of samples lie below the computed median %g, want 50%%", p, 100*below, want)
+		}
+	}
+}
+
+// seqValueSpec is a sequential run's claims: P1, b/a > ratio (true ratio
+// 1.10: it decides at a round that depends on its data), and P2, b's
+// median above th, with th the truth: every verdict on P2 is wrong.
+func seqValueSpec(ratio, th float64) *spec.Spec {
+	return &spec.Spec{Claims: []spec.Claim{
+		{ID: "P1", Checks: []spec.Check{{Kind: "ratio", Num: "v=b", Den: "v=a", Op: ">", Value: ratio}}},
+		{ID: "P2", Checks: []spec.Check{{Kind: "value", Num: "v=b", Op: ">", Value: th}}},
+	}}
+}
+
+// seqValueOutcome is the verdict on P2, the round sampling stopped at, and
+// for reference P2's verdict at one fixed look at α on the initial pass.
+type seqValueOutcome struct {
+	verdict, initial claim.Verdict
+	stop             int
+}
+
+// seqValueRun runs one simulated sequential run to its stop under the
+// rule in force: the judge's items (sequentialItems) decide which cells
+// run a further round and when to stop, and the verdict is what the
+// analysis of the stored run gives (Sampling.Options, claim.Evaluate).
+func seqValueRun(rng *rand.Rand, m burstModel, ratio float64, maxRounds int) seqValueOutcome {
+	p := 0.05 + 0.15*rng.Float64()
+	r := newBurstRun(rng, m, p)
+	s := seqValueSpec(ratio, m.median("b", p))
+	cells := plan.New([]string{"BenchmarkW"}, []plan.Axis{{Key: "v", Values: []string{"a", "b"}}}, []string{"default"}, 1, 1).Cells
+	names := map[string]string{cells[0].String(): "a", cells[1].String(): "b"}
+	pl := store.Plan{Mode: "quick", Rounds: burstInitial, Sequential: true, Decide: &store.Decide{Unit: "sec/op", MaxRounds: maxRounds}}
+	for range burstInitial {
+		r.addRound([]string{"a", "b"})
+	}
+	for r.round < maxRounds {
+		items, _ := sequentialItems(pl, s, cells, r.samples())
+		var open []string
+		for _, it := range items {
+			for _, c := range it.Cells {
+				if v := names[c.String()]; !it.Decided && !slices.Contains(open, v) {
+					open = append(open, v)
+				}
+			}
+		}
+		if len(open) == 0 {
+			break
+		}
+		r.addRound(open)
+	}
+	opt := SamplingOf(&store.Run{Plan: pl}).Options(analysis.DefaultOptions())
+	initial := claim.Evaluate(s.Claims, analysis.UpToRound(r.samples(), burstInitial), analysis.DefaultOptions())[1].Checks[0].Verdict
+	return seqValueOutcome{claim.Evaluate(s.Claims, r.samples(), opt)[1].Checks[0].Verdict, initial, r.round}
+}
+
+// seqValueRunOld runs the same run under the rule sequential runs had
+// before: every counted check an item of the judge, each judged after
+// every round on its own interval (a value check's fixed-n one) at α, and
+// sampling going on while any is undecided.
+func seqValueRunOld(rng *rand.Rand, m burstModel, ratio float64, maxRounds int) seqValueOutcome {
+	p := 0.05 + 0.15*rng.Float64()
+	r := newBurstRun(rng, m, p)
+	s := seqValueSpec(ratio, m.median("b", p))
+	opt := analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true}
+	for range burstInitial {
+		r.addRound([]string{"a", "b"})
+	}
+	for {
+		res := claim.Evaluate(s.Claims, r.samples(), opt)
+		var open []string
+		if res[0].Checks[0].Verdict == claim.Inconclusive {
+			open = append(open, "a", "b")
+		} else if res[1].Checks[0].Verdict == claim.Inconclusive {
+			open = append(open, "b")
+		}
+		if len(open) == 0 || r.round >= maxRounds {
+			return seqValueOutcome{verdict: res[1].Checks[0].Verdict, stop: r.round}
+		}
+		r.addRound(open)
+	}
+}
+
+// TestSequentialValueCheckErrorRates simulates a value check exactly at
+// its threshold in sequential runs that stop at a round a ratio check's
+// confidence sequence decides: the ratio b/a reads the value check's own
+// cell, so the round sampling stops at depends on the samples the check
+// reads, under one-sided bursts in spells (5–20% of samples slowed by
+// 20–100%). Two models: a speed shared by each round's cells, and the
+// hardest case, a clean v=a, where the ratio moves with b's samples alone.
+// At the threshold both verdicts are wrong, and the rule makes each a
+// one-sided test at α: judged once, at two looks (the first on the
+// initial pass), "reproduced" and "contradicted" must each stay within α
+// plus three standard errors. Judged as sequential runs used to judge it,
+// after every round on its fixed-n interval with sampling going on while
+// it is undecided, the same check is wrong far more often: the test
+// requires that too, so it shows what the rule changes. For reference it
+// logs the check's wrong verdicts at one fixed look at α on the initial
+// pass: at the threshold the two together approach 2α under any rule that
+// makes each a one-sided test at α.
+func TestSequentialValueCheckErrorRates(t *testing.T) {
+	const maxRounds, alpha, oldRuns = 150, 0.05, 300
+	tests := []struct {
+		name  string
+		m     burstModel
+		ratio float64 // P1's threshold
+		runs  int
+	}{
+		{"shared round speed", burstModel{Drift: 0.02, Noise: 0.01, Spell: 3}, 1.07, 2000},
+		{"ratio moves with b alone", burstModel{Noise: 0.03, Spell: 1, CleanA: true}, 1.09, 1000},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var initial map[claim.Verdict]int
+			rate := func(n int, f func() seqValueOutcome) (rep, con float64, stops []int) {
+				count := map[claim.Verdict]int{}
+				initial = map[claim.Verdict]int{}
+				for range n {
+					o := f()
+					count[o.verdict]++
+					initial[o.initial]++
+					stops = append(stops, o.stop)
+				}
+				slices.Sort(stops)
+				return float64(count[claim.Reproduced]) / float64(n), float64(count[claim.Contradicted]) / float64(n), stops
+			}
+			rng := rand.New(rand.NewPCG(11, uint64(i)))
+			limit := alpha + 3*math.Sqrt(alpha*(1-alpha)/float64(tc.runs))
+			rep, con, stops := rate(tc.runs, func() seqValueOutcome { return seqValueRun(rng, tc.m, tc.ratio, maxRounds) })
+			t.Logf("value check at its threshold, two looks: reproduced %.2f%%, contradicted %.2f%% (sum %.2f%%) of %d runs, limit %.2f%% each; sampling stopped at rounds %d–%d (10th, 50th, 90th percentile %d, %d, %d)",
+				100*rep, 100*con, 100*(rep+con), tc.runs, 100*limit, stops[0], stops[len(stops)-1], stops[len(stops)/10], stops[len(stops)/2], stops[len(stops)*9/10])
+			t.Logf("for reference, one fixed look at α on the initial pass: reproduced %.2f%%, contradicted %.2f%%",
+				100*float64(initial[claim.Reproduced])/float64(tc.runs), 100*float64(initial[claim.Contradicted])/float64(tc.runs))
+			if rep > limit || con > limit {
+				t.Errorf("value check at its threshold: reproduced in %.2f%%, contradicted in %.2f%% of runs, want each ≤ %.2f%%", 100*rep, 100*con, 100*limit)
+			}
+			if stops[len(stops)/10] == stops[len(stops)*9/10] {
+				t.Errorf("sampling stopped at round %d in 80%% of runs: the stop does not depend on the data", stops[len(stops)/10])
+			}
+			oldRep, oldCon, _ := rate(oldRuns, func() seqValueOutcome { return seqValueRunOld(rng, tc.m, tc.ratio, maxRounds) })
+			t.Logf("the same check looked at after every round (the old rule): reproduced %.1f%%, contradicted %.1f%% of %d runs", 100*oldRep, 100*oldCon, oldRuns)
+			if oldRep+oldCon <= 2*limit {
+				t.Errorf("looked at after every round, the check was wrong in only %.1f%% + %.1f%% of runs; the simulation no longer shows why it may not stop sampling", 100*oldRep, 100*oldCon)
+			}
+		})
+	}
+}
+
+// kindsSpec is a sweep of v=x and v=y along n = 1…6 with one claim of each
+// check kind; the value check's threshold and the ratio's are given.
+func kindsSpec(valueTh, ratioTh string) string {
+	return `name = "kinds"
+driver = "gotest"
+benchmarks = ["BenchmarkS"]
+
+[[axis]]
+key = "v"
+quick = ["x", "y"]
+
+[[axis]]
+key = "n"
+quick = [1, 2, 3, 4, 5, 6]
+
+[mode.quick]
+rounds = 8
+benchtime = "1000x"
+
+[mode.full]
+rounds = 8
+benchtime = "1000x"
+
+[[config]]
+name = "default"
+
+[[claim]]
+id = "K1"
+text = "y costs less than x at n=6"
+  [[claim.check]]
+  kind = "ratio"
+  where = "n=6"
+  num = "v=y"
+  den = "v=x"
+  op = "<"
+  value = ` + ratioTh + `
+
+[[claim]]
+id = "K2"
+text = "y grows less than x from 1 to 6"
+  [[claim.check]]
+  kind = "contrast"
+  num = "n=6"
+  den = "n=1"
+  a = "v=y"
+  b = "v=x"
+  op = "<"
+  value = 0.8
+
+[[claim]]
+id = "K3"
+text = "x at n=1 takes more than the threshold"
+  [[claim.check]]
+  kind = "value"
+  num = "v=x,n=1"
+  op = ">"
+  value = ` + valueTh + `
+
+[[claim]]
+id = "K4"
+text = "x bends"
+  [[claim.check]]
+  kind = "knee"
+  a = "v=x"
+  axis = "n"
+  min = 3
+  max = 4
+
+[[claim]]
+id = "K5"
+text = "y overtakes x between 1 and 3"
+  [[claim.check]]
+  kind = "crossover"
+  a = "v=y"
+  b = "v=x"
+  axis = "n"
+  wins_above = "a"
+  min = 1
+  max = 3
+
+[[claim]]
+id = "K6"
+text = "x allocates less than y at n=6"
+  [[claim.check]]
+  kind = "ratio"
+  unit = "allocs/op"
+  where = "n=6"
+  num = "v=x"
+  den = "v=y"
+  op = "<"
+  value = 0.5
+`
+}
+
+// kindsSamples are rounds of the kinds sweep: x costs 100·n ns, y 150 +
+// 20·n ns (crossing x near n = 1.9), each round's values wobbling by a
+// fixed ±0.3% around them (x's and y's in different rounds), so every
+// median is exactly its cost; x
+// allocates nothing, y 5 objects (no log-ratio: the ratio's fallback).
+func kindsSamples(rounds int) []*analysis.Sample {
+	var out []*analysis.Sample
+	for _, v := range []string{"x", "y"} {
+		for n := 1; n <= 6; n++ {
+			sec := &analysis.Sample{Config: "default", Name: analysis.ParseName(fmt.Sprintf("BenchmarkS/v=%s/n=%d", v, n)), Unit: "sec/op"}
+			allocs := &analysis.Sample{Config: "default", Name: sec.Name, Unit: "allocs/op"}
+			cost := 100e-9 * float64(n)
+			if v == "y" {
+				cost = 150e-9 + 20e-9*float64(n)
+			}
+			for r := 1; r <= rounds; r++ {
+				wobble := 0.003 * float64((r*(n+3)+3*strings.Index("xy", v))%7-3) / 3
+				sec.Values, sec.Rounds = append(sec.Values, cost*(1+wobble)), append(sec.Rounds, r)
+				allocs.Values, allocs.Rounds = append(allocs.Values, map[string]float64{"x": 0, "y": 5}[v]), append(allocs.Rounds, r)
+			}
+			out = append(out, sec, allocs)
+		}
+	}
+	return out
+}
+
+// TestSequentialItemsOnlySequences: of a sequential run's counted checks,
+// only those judged on a confidence sequence (the ratio and the contrast
+// paired by round) are items of its judge. A value check at its threshold,
+// a knee, a crossover and a ratio on its zero-value fallback are never
+// items: with the sequences decided nothing is open and sampling stops,
+// whatever they say; with the ratio at its threshold the ratio alone keeps
+// its two cells sampling, however clearly the value check is decided.
+func TestSequentialItemsOnlySequences(t *testing.T) {
+	tests := []struct {
+		name, valueTh, ratioTh string
+		wantOpen               []string // labels of the open items
+		wantValue              claim.Verdict
+	}{
+		{"sequences decided, value at its threshold", "100e-9", "0.9", nil, claim.Inconclusive},
+		{"ratio at its threshold, value decided", "50e-9", "0.45", []string{"K1 check 1"}, claim.Reproduced},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := spec.Parse("kinds/spec.toml", []byte(kindsSpec(tc.valueTh, tc.ratioTh)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := plan.ForSpec(s, "quick", 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samples := kindsSamples(20)
+			pl := store.Plan{Mode: "quick", Rounds: 8, Sequential: true, Decide: &store.Decide{Unit: "sec/op", MaxRounds: 50}}
+			items, fixed := sequentialItems(pl, s, p.Cells, samples)
+			var labels, open []string
+			var openCells []plan.Cell
+			for _, it := range items {
+				labels = append(labels, it.Label)
+				if !it.Decided {
+					open = append(open, it.Label)
+					openCells = append(openCells, it.Cells...)
+				}
+			}
+			if want := []string{"K1 check 1", "K2 check 1"}; !slices.Equal(labels, want) {
+				t.Errorf("items %q, want %q (the checks on a confidence sequence)", labels, want)
+			}
+			if want := []string{"K3 check 1", "K4 check 1", "K5 check 1", "K6 check 1"}; !slices.Equal(fixed, want) {
+				t.Errorf("checks without a sequence %q, want %q", fixed, want)
+			}
+			if !slices.Equal(open, tc.wantOpen) {
+				t.Errorf("open items %q, want %q", open, tc.wantOpen)
+			}
+			if len(tc.wantOpen) > 0 && len(openCells) != 2 {
+				t.Errorf("open cells %v, want the ratio's two", openCells)
+			}
+			res := claim.Evaluate(s.Claims, samples, SamplingOf(&store.Run{Plan: pl}).Options(analysis.DefaultOptions()))
+			if v := res[2].Checks[0]; v.Verdict != tc.wantValue || v.Look == 0 || v.Sequence {
+				t.Errorf("value check: %s at look %d (sequence %v), want %s at one of two looks", v.Verdict, v.Look, v.Sequence, tc.wantValue)
+			}
+			for _, i := range []int{0, 1} {
+				if c := res[i].Checks[0]; !c.Sequence || c.Look != 0 {
+					t.Errorf("%s: sequence %v, look %d; want judged once on its confidence sequence", res[i].ID, c.Sequence, c.Look)
+				}
+			}
+			if c := res[5].Checks[0]; c.Sequence || !strings.Contains(c.Measured, "fallback") {
+				t.Errorf("K6 on zero values: sequence %v (%s), want its fixed-n fallback", c.Sequence, c.Measured)
+			}
+		})
 	}
 }

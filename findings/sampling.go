@@ -23,6 +23,11 @@ type Sampling struct {
 	// ones: its checks are judged at two looks (claim.LookRule,
 	// analysis.Options.FirstLook).
 	FirstLook int
+	// Initial is a sequential run's initial pass, the rounds of every cell
+	// run before anything was judged: its checks without a confidence
+	// sequence take their first look there (claim.LookRule). 0 for a run
+	// of fixed rounds.
+	Initial int
 }
 
 // SamplingOf reads a stored run's sampling from its plan; a run without one
@@ -31,18 +36,36 @@ func SamplingOf(run *store.Run) Sampling {
 	if run == nil {
 		return Sampling{}
 	}
-	return Sampling{Sequential: run.Plan.Sequential, FirstLook: run.Plan.FirstLook}
+	s := Sampling{Sequential: run.Plan.Sequential, FirstLook: run.Plan.FirstLook}
+	if s.Sequential {
+		s.Initial = run.Plan.Rounds
+	}
+	return s
 }
 
-// Options returns opt set for analysing a run sampled this way.
+// Options returns opt set for analysing a run sampled this way: a
+// sequential run's paired comparisons are confidence sequences, and its
+// checks without one take their first look after the initial pass; a run
+// of fixed rounds with follow-up rounds takes its first look after its
+// planned rounds.
 func (s Sampling) Options(opt analysis.Options) analysis.Options {
 	if s.Sequential {
-		opt.Anytime = true
-	}
-	if s.FirstLook > 0 && !s.Sequential {
+		opt.Anytime, opt.FirstLook = true, s.Initial
+	} else if s.FirstLook > 0 {
 		opt.FirstLook = s.FirstLook
 	}
 	return opt
+}
+
+// plannedRounds is the last round every finding but the claim checks
+// reads under opt: a run of fixed rounds with follow-up rounds' first
+// look; 0 for all rounds (every other run: a sequential run's later rounds
+// serve its every finding, each comparison a confidence sequence).
+func plannedRounds(opt analysis.Options) int {
+	if opt.Anytime {
+		return 0
+	}
+	return opt.FirstLook
 }
 
 // Planned returns the results of the run's planned rounds: for a run with

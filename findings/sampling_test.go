@@ -16,11 +16,12 @@ func TestSampling(t *testing.T) {
 		anytime   bool
 		firstLook int
 		planned   int // of results in rounds 1, 6, 7 and 9
+		last      int // the last round every finding but the claims reads; 0 for all
 	}{
-		{store.Plan{Mode: "quick", Rounds: 6}, Sampling{}, false, 0, 4},
-		{store.Plan{Mode: "quick", Rounds: 6, FirstLook: 6}, Sampling{FirstLook: 6}, false, 6, 2},
-		{store.Plan{Mode: "quick", Rounds: 8, Sequential: true}, Sampling{Sequential: true}, true, 0, 4},
-		{store.Plan{}, Sampling{}, false, 0, 4},
+		{store.Plan{Mode: "quick", Rounds: 6}, Sampling{}, false, 0, 4, 0},
+		{store.Plan{Mode: "quick", Rounds: 6, FirstLook: 6}, Sampling{FirstLook: 6}, false, 6, 2, 6},
+		{store.Plan{Mode: "quick", Rounds: 8, Sequential: true}, Sampling{Sequential: true, Initial: 8}, true, 8, 4, 0},
+		{store.Plan{}, Sampling{}, false, 0, 4, 0},
 	}
 	var results []*benchfmt.Result
 	for _, round := range []string{"1", "6", "7", "9"} {
@@ -35,6 +36,9 @@ func TestSampling(t *testing.T) {
 		opt := s.Options(analysis.DefaultOptions())
 		if opt.Anytime != tc.anytime || opt.FirstLook != tc.firstLook {
 			t.Errorf("%+v: options anytime %v first look %d, want %v %d", tc.plan, opt.Anytime, opt.FirstLook, tc.anytime, tc.firstLook)
+		}
+		if got := plannedRounds(opt); got != tc.last {
+			t.Errorf("%+v: findings read rounds up to %d, want %d (0: all)", tc.plan, got, tc.last)
 		}
 		if got := len(s.Planned(results)); got != tc.planned {
 			t.Errorf("%+v: Planned kept %d of 4 results, want %d", tc.plan, got, tc.planned)

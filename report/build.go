@@ -173,21 +173,31 @@ func (m *marks) note(text string, open bool) *Note {
 }
 
 // lookWords qualify the claims paragraph of a two-look run: the split of
-// α and the levels of the intervals.
+// α and the levels of the intervals. In a sequential run only the checks
+// without a confidence sequence are judged at two looks.
 func lookWords(f *findings.Run) (split, levels string) {
-	if f.Looks == "" {
+	switch {
+	case f.Looks == "":
 		return "", ""
+	case f.Opt.Anytime:
+		return " in all (a ratio or contrast on its confidence sequence at one look, every other check split over two looks)",
+			" for a fixed number of rounds (a confidence sequence's is wider, being valid at every round), wider at each of two looks"
 	}
 	return " in all, split over two looks", " for a single look, wider at each of the two"
 }
 
-// looksLine is a run's two-look rule and what its follow-up rounds ran;
-// empty for a run judged once.
+// looksLine is a run's two-look rule and what ran after its first look
+// (follow-up rounds, or a sequential run's rounds after its initial
+// pass); empty for a run judged once.
 func looksLine(f *findings.Run) string {
 	if f.Looks == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s This run: %d follow-up rounds of %d benchmark results.", f.Looks, f.FollowUp.Rounds, f.FollowUp.Results)
+	after := "follow-up rounds"
+	if f.Opt.Anytime {
+		after = "rounds after the initial pass"
+	}
+	return fmt.Sprintf("%s This run: %d %s of %d benchmark results.", f.Looks, f.FollowUp.Rounds, after, f.FollowUp.Results)
 }
 
 // judgedWords is how the run's checks were judged: the one-sided level

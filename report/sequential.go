@@ -65,11 +65,12 @@ const cpuNote = "the benchmark process's CPU time (user + system, all threads) a
 
 // sequentialText is how a run's sequential sampling ended, in words: a
 // head line, a note on how samples were taken, one row (label, outcome)
-// per check and compared ratio, and a hint when wall time left some
-// undecided.
+// per check and compared ratio, the counted checks that did not take part
+// (fixed), and a hint when wall time left some undecided.
 type sequentialText struct {
 	head, note string
 	rows       [][2]string
+	fixed      string
 	hint       string
 }
 
@@ -108,6 +109,10 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 		t.rows = append(t.rows, [2]string{it.Label, "undecided: " + judgedInterval(it) + "; " + more})
 		undecided = true
 	}
+	if len(q.Fixed) > 0 {
+		t.fixed = fmt.Sprintf("%s: no confidence sequence (a value, correlation, knee or crossover check, or a ratio on a fallback interval), so neither kept sampling going nor ended it; the claims judge each at two looks, on the initial pass (rounds 1–%d) and on all its rounds.",
+			strings.Join(q.Fixed, ", "), q.Initial)
+	}
 	if undecided && d.Unit == "sec/op" {
 		t.hint = "wall time is inflated whenever another job takes the CPU; on a shared machine add --unit cpu-sec/op (CPU time per op, ≈1 s processes; docs/sequential.md)"
 	}
@@ -125,6 +130,9 @@ func WriteSequential(w io.Writer, f *findings.Run) error {
 	fmt.Fprintf(&b, "perflab: %s\n  %s\n", t.head, t.note)
 	for _, r := range t.rows {
 		fmt.Fprintf(&b, "  %-40s %s\n", r[0], r[1])
+	}
+	if t.fixed != "" {
+		fmt.Fprintf(&b, "  %s\n", t.fixed)
 	}
 	if t.hint != "" {
 		fmt.Fprintf(&b, "perflab: %s\n", t.hint)
@@ -145,6 +153,9 @@ func sequentialSection(f *findings.Run) *Section {
 		tb.Rows = append(tb.Rows, Row{Cells: cells(r[0], r[1])})
 	}
 	s.Blocks = append(s.Blocks, Block{Table: tb})
+	if t.fixed != "" {
+		s.Blocks = append(s.Blocks, para(t.fixed))
+	}
 	if t.hint != "" {
 		s.Blocks = append(s.Blocks, para(t.hint))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/plan"
@@ -56,7 +57,7 @@ func seqRun(unit string, reason store.StopReason, open bool) *findings.Run {
 	return &findings.Run{Sequential: &findings.Sequential{
 		Stop:   store.Stop{Round: 23, Reason: reason, Elapsed: 61 * time.Second, CellCost: 100 * time.Millisecond},
 		Decide: store.Decide{Unit: unit, MaxRounds: 40, Budget: time.Minute, Repeats: 5},
-		Bursts: 2, Items: items,
+		Bursts: 2, Items: items, Fixed: []string{"T2 check 1", "T3 check 2"}, Initial: 8,
 	}}
 }
 
@@ -80,6 +81,7 @@ func TestWriteSequential(t *testing.T) {
 			"W v=d/a (sec/op)                         within ±2%, differs from 1: ",
 			"W v=e/a (sec/op)                         within ±2%, includes 1: ",
 			"W v=f/a (sec/op)                         undecided: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds; would need ≈30 more rounds (≈6s)",
+			"  T2 check 1, T3 check 2: no confidence sequence (", "neither kept sampling going nor ended it; the claims judge each at two looks, on the initial pass (rounds 1–8) and on all its rounds.",
 		}, true, nil},
 		{"all decided", seqRun("sec/op", store.StopDecided, false), []string{"after round 23: every check and comparison is decided ("}, false, []string{"undecided"}},
 		{"max rounds, CPU time", seqRun("cpu-sec/op", store.StopMaxRounds, true), []string{"after round 23: reached --max-rounds 40 (", "(cpu-sec/op: the benchmark process's CPU time"}, false, []string{"(samples:"}},
@@ -129,5 +131,50 @@ func TestSequentialSectionSaysWhatWasPrinted(t *testing.T) {
 	}
 	if mdOf(sequentialSection(&findings.Run{})) != "" {
 		t.Error("a run sampled in fixed rounds has a sequential section")
+	}
+}
+
+// TestSequentialClaimsRule: the claims section of a sequential run says
+// which checks were judged on a confidence sequence and which at two
+// looks, and what ran after the initial pass; a run of fixed rounds with
+// follow-up rounds keeps its own words.
+func TestSequentialClaimsRule(t *testing.T) {
+	verdicts := []claim.Result{{ID: "S1", Verdict: claim.Inconclusive, Checks: []claim.CheckResult{
+		{Verdict: claim.Reproduced, Sequence: true, Predicate: "sec/op b / a > 1.05", Estimate: 1.1, Lo: 1.06, Hi: 1.14},
+		{Verdict: claim.Inconclusive, Look: 2, Predicate: "sec/op b > 1e-07", Estimate: 1e-7, Lo: 0.9e-7, Hi: 1.1e-7},
+	}}}
+	tests := []struct {
+		name     string
+		opt      analysis.Options
+		want     []string
+		notWants []string
+	}{
+		{"sequential", analysis.Options{Alpha: 0.05, Confidence: 0.95, Anytime: true, FirstLook: 8}, []string{
+			"at α=0.05 in all (a ratio or contrast on its confidence sequence at one look, every other check split over two looks)",
+			"Sequential run: after an initial pass of 8 rounds",
+			"judged at two looks, on the initial pass (rounds 1–8) at one-sided α=0.0167",
+			"This run: 30 rounds after the initial pass of 2 benchmark results.",
+		}, []string{"follow-up rounds of"}},
+		{"fixed rounds with follow-up rounds", analysis.Options{Alpha: 0.05, Confidence: 0.95, FirstLook: 6}, []string{
+			"at α=0.05 in all, split over two looks:",
+			"This run: 30 follow-up rounds of 2 benchmark results.",
+		}, []string{"on its confidence sequence at one look", "rounds after the initial pass"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &findings.Run{Input: findings.Input{Opt: tc.opt}, Verdicts: verdicts, CheckConfidence: 0.9,
+				Looks: claim.LookRule(tc.opt), FollowUp: findings.FollowUp{Rounds: 30, Results: 2}}
+			md := mdOf(claimsSection(f, HTMLOptions{}, false))
+			for _, w := range tc.want {
+				if !strings.Contains(md, w) {
+					t.Errorf("the claims section lacks %q:\n%s", w, md)
+				}
+			}
+			for _, w := range tc.notWants {
+				if strings.Contains(md, w) {
+					t.Errorf("the claims section has %q:\n%s", w, md)
+				}
+			}
+		})
 	}
 }
