@@ -175,8 +175,9 @@ func testSequentialRun(t *testing.T, unit string, noTimer bool) {
 }
 
 // TestSequentialStopsWhenDecided: once the judge decides everything, the
-// run stops and says why; a sequential run without a judge is refused
-// before anything is stored.
+// run stops and says why, and the caller's env keys (Options.Env) are
+// stored with it; a sequential run without a judge is refused before
+// anything is stored.
 func TestSequentialStopsWhenDecided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
@@ -188,9 +189,13 @@ func TestSequentialStopsWhenDecided(t *testing.T) {
 	}}
 	var progress bytes.Buffer
 	res, err := Run(context.Background(), Options{Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
-		Seed: 2, NoiseRuns: 3, Progress: &progress, Sequential: true, NoProfile: true, Judge: j})
+		Seed: 2, NoiseRuns: 3, Progress: &progress, Sequential: true, NoProfile: true, Judge: j,
+		Env: []store.KV{{Key: "part-of", Value: "a bisect"}}})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if env, err := db.Env(context.Background(), res.RunID); err != nil || !slices.Contains(env, store.KV{Key: "part-of", Value: "a bisect"}) {
+		t.Errorf("the run's env lacks Options.Env's key (%v): %v", err, env)
 	}
 	run, err := db.GetRun(context.Background(), res.RunID)
 	if err != nil {

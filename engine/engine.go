@@ -74,6 +74,11 @@ type Options struct {
 	// the unit sequential sampling decides on: a compared ratio is decided
 	// only once its interval lies wholly on one side of each of them.
 	GateRatios []float64
+	// Env is recorded with a new run as soon as it is created, beside
+	// the machine's description: keys that name what the run is part of
+	// (perflab bisect's step), so that even a run killed in its first
+	// round carries them.
+	Env []store.KV
 
 	// Judge decides which checks and compared ratios are still open:
 	// after each round of a sequential run, and at the first look of a run
@@ -284,6 +289,11 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if resume == nil && !joined {
 		if err := recordConfigs(ctx, opt.DB, run.ID, configRows); err != nil {
 			return finish(statusFor(ctx), err)
+		}
+		if len(opt.Env) > 0 {
+			if err := opt.DB.SetEnv(ctx, run.ID, opt.Env); err != nil {
+				return finish(statusFor(ctx), err)
+			}
 		}
 		if err := recordEnv(ctx, opt, run.ID, "before", progress); err != nil {
 			return finish(statusFor(ctx), err)

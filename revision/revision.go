@@ -35,13 +35,14 @@ const (
 
 // Source is one side of a comparison, materialised.
 type Source struct {
-	Arg     string // as given ("" for the working tree)
-	Kind    string // Commit, Worktree or Dir
-	Commit  string // the commit's full hash; for Worktree, HEAD's; "" for Dir
-	Subject string // the commit's subject line; for Worktree, HEAD's
-	Dirty   bool   // Worktree only: there are uncommitted changes
-	Root    string // the materialised repository root (Dir: the directory)
-	ModDir  string // where the go command runs: Root joined with the module's path in the repository
+	Arg     string   // as given ("" for the working tree)
+	Kind    string   // Commit, Worktree or Dir
+	Commit  string   // the commit's full hash; for Worktree, HEAD's; "" for Dir
+	Subject string   // the commit's subject line; for Worktree, HEAD's
+	Dirty   bool     // Worktree only: there are uncommitted changes
+	Root    string   // the materialised repository root (Dir: the directory)
+	ModDir  string   // where the go command runs: Root joined with the module's path in the repository
+	Added   []string // Commit only: names of files added to the package (MaterializeWith)
 }
 
 // Short is the commit's abbreviated hash, or the directory for Dir.
@@ -68,7 +69,11 @@ func (s *Source) Label() string {
 		}
 		return l + " (" + s.Subject + ")"
 	}
-	return s.Short() + " " + s.Subject
+	l := s.Short() + " " + s.Subject
+	if len(s.Added) > 0 {
+		l += " (+ " + strings.Join(s.Added, ", ") + ")"
+	}
+	return l
 }
 
 // Repo is the git repository holding a module directory.
@@ -162,8 +167,16 @@ func (r *Repo) subject(ctx context.Context, commit string) string {
 
 // commit exports a commit into cacheDir/src/rev-<hash>, once.
 func (r *Repo) commit(ctx context.Context, arg, full, cacheDir string) (*Source, error) {
+	return r.export(ctx, arg, full, filepath.Join(cacheDir, "src", "rev-"+full), "", nil)
+}
+
+// export exports a commit into dest, once, and writes files into its
+// directory pkg (relative to the module directory).
+func (r *Repo) export(ctx context.Context, arg, full, dest, pkg string, files []File) (*Source, error) {
 	s := &Source{Arg: arg, Kind: Commit, Commit: full, Subject: r.subject(ctx, full)}
-	dest := filepath.Join(cacheDir, "src", "rev-"+full)
+	for _, f := range files {
+		s.Added = append(s.Added, f.Name)
+	}
 	err := fill(dest, func(tmp string) error {
 		cmd := exec.CommandContext(ctx, "git", "archive", "--format=tar", full)
 		cmd.Dir = r.Top
@@ -183,7 +196,10 @@ func (r *Repo) commit(ctx context.Context, arg, full, cacheDir string) (*Source,
 		if werr != nil {
 			return fmt.Errorf("git archive %s: %v: %s", s.Short(), werr, strings.TrimSpace(stderr.String()))
 		}
-		return xerr
+		if xerr != nil {
+			return xerr
+		}
+		return addFiles(filepath.Join(tmp, r.Rel), pkg, files)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("exporting %s (%s) into %s: %w", arg, s.Short(), dest, err)

@@ -183,17 +183,13 @@ func init() {
 		}
 
 		title := fmt.Sprintf("old %s vs new %s", sides[0].Label(), sides[1].Label())
-		text, err := discover.SpecText(discover.SpecInput{
+		s, err := revisionSpec(filepath.Join(sides[0].src.ModDir, "perflab-ab.toml"), discover.SpecInput{
 			Name: "ab-" + abName(f.dir, pkg), Title: title, Package: pkg,
 			Benches: common, Configs: []discover.Config{sides[0].config(), sides[1].config()},
 			Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu,
 		})
 		if err != nil {
 			return err
-		}
-		s, err := spec.Parse(filepath.Join(sides[0].src.ModDir, "perflab-ab.toml"), []byte(text))
-		if err != nil {
-			return fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
 		}
 		db, err := openDB(f.db, false)
 		if err != nil {
@@ -232,18 +228,26 @@ func splitABArgs(pos []string) (old, new, pkg string, err error) {
 	if len(rest) > 0 && !isPackagePattern(rest[0]) {
 		new, rest = rest[0], rest[1:]
 	}
+	pkg, err = onePackage("ab", "OLD and NEW", rest)
+	return old, new, pkg, err
+}
+
+// onePackage is the package argument of a command that builds one
+// package's test binary (cmd, after the revisions named by revs): "."
+// when rest is empty.
+func onePackage(cmd, revs string, rest []string) (string, error) {
+	pkg := "."
 	switch len(rest) {
 	case 0:
-		pkg = "."
 	case 1:
 		pkg = rest[0]
 	default:
-		return "", "", "", fmt.Errorf("want one package after OLD and NEW, got %q; run ab once per package", rest)
+		return "", fmt.Errorf("want one package after %s, got %q; run %s once per package", revs, rest, cmd)
 	}
 	if strings.Contains(pkg, "...") {
-		return "", "", "", fmt.Errorf("package %q: ab builds one package's test binary; name one package, not a pattern", pkg)
+		return "", fmt.Errorf("package %q: %s builds one package's test binary; name one package, not a pattern", pkg, cmd)
 	}
-	return old, new, pkg, nil
+	return pkg, nil
 }
 
 func isPackagePattern(s string) bool {
@@ -314,25 +318,16 @@ func abBenches(ctx context.Context, f *abFlags, sides [2]abSide, pkg string, std
 	var out [2][]discover.Bench
 	var failed []string
 	for i, sd := range sides {
-		s, err := spec.Parse(filepath.Join(sd.src.ModDir, "perflab-ab.toml"), []byte(abProbeSpec(sd)))
-		if err != nil {
-			return out, err
-		}
-		c := s.Configs[0]
-		bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: sd.src.ModDir, Package: pkg, Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: filepath.Join(f.cache, "bin")})
-		if err != nil {
-			if ctx.Err() != nil {
-				return out, ctx.Err()
-			}
+		var err error
+		out[i], err = benchesOf(ctx, sd.src, sd.config(), pkg, f.regex, filepath.Join(f.cache, "bin"))
+		var be *buildError
+		switch {
+		case ctx.Err() != nil:
+			return out, ctx.Err()
+		case errors.As(err, &be):
 			fmt.Fprintf(stderr, "perflab ab: %s (%s) does not build:\n%s\n", sd.name, sd.Label(), indentText(err.Error()))
 			failed = append(failed, sd.name)
-			continue
-		}
-		out[i], err = discover.List(ctx, bin, filepath.Join(sd.src.ModDir, filepath.FromSlash(pkg)), f.regex)
-		if err != nil {
-			if ctx.Err() != nil {
-				return out, ctx.Err()
-			}
+		case err != nil:
 			fmt.Fprintf(stderr, "perflab ab: %s: %v\n", sd.name, err)
 		}
 	}
@@ -342,14 +337,54 @@ func abBenches(ctx context.Context, f *abFlags, sides [2]abSide, pkg string, std
 	return out, nil
 }
 
-// abProbeSpec is a one-config spec holding a side's settings, so its
+// buildError is a source whose test binary does not build.
+type buildError struct{ err error }
+
+func (e *buildError) Error() string { return e.err.Error() }
+func (e *buildError) Unwrap() error { return e.err }
+
+// benchesOf builds the test binary of pkg in src with config c's settings
+// (cached by content in binCache) and lists its benchmarks matching regex.
+// A failed build is a *buildError.
+func benchesOf(ctx context.Context, src *revision.Source, c discover.Config, pkg, regex, binCache string) ([]discover.Bench, error) {
+	s, err := spec.Parse(filepath.Join(src.ModDir, "perflab-ab.toml"), []byte(probeSpec(c)))
+	if err != nil {
+		return nil, err
+	}
+	sc := s.Configs[0]
+	bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: src.ModDir, Package: pkg, Env: sc.BuildEnv(), Flags: sc.BuildFlags(), CacheDir: binCache})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &buildError{err}
+	}
+	return discover.List(ctx, bin, filepath.Join(src.ModDir, filepath.FromSlash(pkg)), regex)
+}
+
+// probeSpec is a one-config spec holding a config's settings, so its
 // build flags and environment come from spec.Config like the run's.
-func abProbeSpec(sd abSide) string {
-	text, err := discover.SpecText(discover.SpecInput{Name: "probe", Package: ".", Benches: []discover.Bench{{Func: "BenchmarkX"}}, Configs: []discover.Config{sd.config()}})
+func probeSpec(c discover.Config) string {
+	text, err := discover.SpecText(discover.SpecInput{Name: "probe", Package: ".", Benches: []discover.Bench{{Func: "BenchmarkX"}}, Configs: []discover.Config{c}})
 	if err != nil {
 		return ""
 	}
 	return text
+}
+
+// revisionSpec is the spec of a run whose configs are revisions, with
+// in's benchmarks; file places it (in the first revision's module
+// directory, which its package path is relative to).
+func revisionSpec(file string, in discover.SpecInput) (*spec.Spec, error) {
+	text, err := discover.SpecText(in)
+	if err != nil {
+		return nil, err
+	}
+	s, err := spec.Parse(file, []byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
+	}
+	return s, nil
 }
 
 func indentText(s string) string {

@@ -61,17 +61,11 @@ func Work(n int) uint64 {
 }
 `
 
-// abRepo makes a throwaway repository: the first commit's BenchmarkWork
-// does 1000 steps, the second's `steps` (and adds BenchmarkWorkExtra, which
-// exists on the new side only).
-func abRepo(t *testing.T, steps int) string {
-	t.Helper()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	writeIn(t, dir, map[string]string{
-		"go.mod":  "module example.com/work\n\ngo 1.22\n",
-		"work.go": fmt.Sprintf(workGo, 1000),
-		"work_test.go": `package work
+// workMod and workTestGo are the go.mod and the benchmark of the
+// throwaway repositories of the ab and bisect tests.
+const (
+	workMod    = "module example.com/work\n\ngo 1.22\n"
+	workTestGo = `package work
 
 import "testing"
 
@@ -82,7 +76,17 @@ func BenchmarkWork(b *testing.B) {
 		sink = Work(N)
 	}
 }
-`})
+`
+)
+
+// abRepo makes a throwaway repository: the first commit's BenchmarkWork
+// does 1000 steps, the second's `steps` (and adds BenchmarkWorkExtra, which
+// exists on the new side only).
+func abRepo(t *testing.T, steps int) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	writeIn(t, dir, map[string]string{"go.mod": workMod, "work.go": fmt.Sprintf(workGo, 1000), "work_test.go": workTestGo})
 	gitIn(t, dir, "add", ".")
 	gitIn(t, dir, "commit", "-q", "-m", "work: 1000 steps")
 	writeIn(t, dir, map[string]string{

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/bisect"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/store"
+)
+
+// bisectRepo makes a throwaway repository of commits after GOOD, each
+// setting BenchmarkWork's steps (0: a commit that does not build) and a
+// subject; it returns the repository and every commit's hash, GOOD first.
+func bisectRepo(t *testing.T, steps []int, subjects []string) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	writeIn(t, dir, map[string]string{"go.mod": workMod, "work.go": fmt.Sprintf(workGo, steps[0]), "work_test.go": workTestGo})
+	var hashes []string
+	for i, n := range steps {
+		text := fmt.Sprintf(workGo, n) + fmt.Sprintf("\n// Revision %d.\n", i)
+		if n == 0 {
+			text = "package work\n\nthis does not compile\n"
+		}
+		writeIn(t, dir, map[string]string{"work.go": text})
+		gitIn(t, dir, "add", ".")
+		gitIn(t, dir, "commit", "-q", "-m", subjects[i])
+		hashes = append(hashes, strings.TrimSpace(gitIn(t, dir, "rev-parse", "HEAD")))
+	}
+	return dir, hashes
+}
+
+// TestBisectFindsTheCulprit bisects five commits after GOOD, where the
+// second does not build and the fourth makes BenchmarkWork do four times
+// the work: the culprit is named with its effect, the unbuildable commit
+// is skipped and named, every step's rounds are a stored run with the
+// bisect's env keys, the repository is left alone, and --resume reads
+// every step back from the store without measuring again.
+func TestBisectFindsTheCulprit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	subjects := []string{"work: 1000 steps", "work: comment", "work: broken", "work: fixed", "work: 4000 steps", "docs: nothing"}
+	repo, hashes := bisectRepo(t, []int{1000, 1000, 0, 1000, 4000, 4000}, subjects)
+	before := repoState(t, repo)
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "perflab.db")
+	args := []string{"bisect", hashes[0][:10], "main", ".", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40",
+		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--markdown", filepath.Join(tmp, "bisect.md"), "--html", filepath.Join(tmp, "bisect.html")}
+	out, stderr, code := perflab(t, args...)
+	if code != 0 {
+		t.Fatalf("bisect exited %d, want 0\n%s\n%s", code, out, stderr)
+	}
+	culprit := hashes[4][:12]
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"Culprit: " + culprit + " work: 4000 steps", "Effect at the culprit: sec/op +", "over its parent " + hashes[3][:12],
+		"work: broken", "skipped: does not build: ./work.go:3:1: syntax error", "BenchmarkWork", "How it was decided"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(stderr, "skipping "+hashes[2][:12]+" (work: broken): does not build") {
+		t.Errorf("stderr does not name the skipped commit:\n%s", stderr)
+	}
+	for _, f := range []string{"bisect.md", "bisect.html"} {
+		if b, err := os.ReadFile(filepath.Join(tmp, f)); err != nil || !strings.Contains(string(b), culprit) {
+			t.Errorf("%s does not name the culprit (%v)", f, err)
+		}
+	}
+	if after := repoState(t, repo); after != before {
+		t.Errorf("the repository changed:\n%s\nwas\n%s", after, before)
+	}
+
+	d, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	runs, err := d.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Endpoints, then 2 (skipped), 1, 3 and 4: four measuring steps.
+	if len(runs) != 4 {
+		t.Fatalf("%d runs stored, want one per measuring step (4)", len(runs))
+	}
+	env, _ := d.Env(ctx, runs[0].ID)
+	id := envValue(env, findings.BisectKey)
+	stored, err := findings.BisectRuns(ctx, d, id)
+	if err != nil || len(stored) != 4 {
+		t.Fatalf("bisect %q's runs: %+v, %v", id, stored, err)
+	}
+	want := [][3]string{{hashes[0], "", hashes[5]}, {hashes[0], hashes[1], hashes[5]}, {hashes[1], hashes[3], hashes[5]}, {hashes[3], hashes[4], hashes[5]}}
+	for i, r := range stored {
+		if r.Step != i+1 || [3]string{r.Lo, r.Mid, r.Hi} != want[i] || r.Status != "complete" || r.RoundsStored < 8 {
+			t.Errorf("step %d's run: %+v; want step %d of %v, complete, 8 rounds or more", i+1, r, i+1, want[i])
+		}
+	}
+	d.Close()
+
+	out2, stderr2, code := perflab(t, append(args, "--resume")...)
+	if code != 0 || !strings.Contains(out2, "Culprit: "+culprit) {
+		t.Fatalf("--resume exited %d:\n%s\n%s", code, out2, stderr2)
+	}
+	if strings.Contains(stderr2, "perflab: run ") || !strings.Contains(stderr2, "resuming bisect "+id) {
+		t.Errorf("--resume measured again, or did not say what it resumed:\n%s", stderr2)
+	}
+}
+
+// TestBisectErrors: arguments and histories bisect refuses, each with an
+// error that says what to do.
+func TestBisectErrors(t *testing.T) {
+	repo, hashes := bisectRepo(t, []int{1000, 1000}, []string{"first", "second"})
+	tmp := t.TempDir()
+	common := []string{"-C", repo, "--db", filepath.Join(tmp, "p.db"), "--cache", filepath.Join(tmp, "cache")}
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"bisect", "main"}, 1, "want GOOD and BAD"},
+		{[]string{"bisect", "main~1", "main"}, 1, "-bench REGEX is required"},
+		{[]string{"bisect", "main", "main~1", "-bench", "Work"}, 1, "comes after BAD"},
+		{[]string{"bisect", "nosuch", "main", "-bench", "Work"}, 1, `GOOD "nosuch" is not a commit`},
+		{[]string{"bisect", "main", "main", "-bench", "Work"}, 1, "nothing between them"},
+		{[]string{"bisect", "main~1", "main", "./...", "-bench", "Work"}, 1, "not a pattern"},
+		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--min-effect", "x"}, 2, "want a change such as 2%"},
+		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--unit", "instructions/op"}, 1, "needs --measure instructions"},
+		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--alpha", "0.7"}, 1, "--alpha 0.7"},
+		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--resume"}, 1, "holds no bisect with these arguments"},
+		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--with", filepath.Join(tmp, "nosuch_test.go")}, 1, "--with: reading"},
+	}
+	for _, tc := range tests {
+		_, stderr, code := perflab(t, append(tc.args, common...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	// Benchmarks that exist nowhere, and then on one side only.
+	_, stderr, code := perflab(t, append([]string{"bisect", hashes[0], "main", "-bench", "Nope"}, common...)...)
+	if code != 1 || !strings.Contains(stderr, `GOOD `+hashes[0][:12]+` (first): -bench "Nope" matches no benchmark; the package has: BenchmarkWork`) {
+		t.Errorf("no benchmark: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = perflab(t, append([]string{"bisect", hashes[0], "main", "-bench", "Work", "--bench-for", "Other"}, common...)...)
+	if code != 1 || !strings.Contains(stderr, "--bench-for Other: no such benchmark") {
+		t.Errorf("--bench-for a benchmark not selected: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestBisectNothingToBisect: GOOD and BAD run the same code, so they are
+// not shown to differ by more than --min-effect: exit status 2 and
+// "nothing to bisect", after one step.
+func TestBisectNothingToBisect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	repo, _ := bisectRepo(t, []int{1000, 1000, 1000}, []string{"first", "comment", "another comment"})
+	tmp := t.TempDir()
+	out, stderr, code := perflab(t, "bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "12",
+		"--min-effect", "50%", "--db", filepath.Join(tmp, "p.db"), "--cache", filepath.Join(tmp, "cache"), "--out", filepath.Join(tmp, "runs"))
+	if code != 2 || !strings.Contains(out, "othing to bisect") || !strings.Contains(stderr, "nothing to bisect") || strings.Contains(stderr, "step 2") {
+		t.Errorf("exit %d; want 2 and nothing to bisect after the endpoints\n%s\n%s", code, out, stderr)
+	}
+}
+
+// TestBisectInterruptAndResume stops a bisect with SIGINT while its
+// midpoint step is measuring: it says how to continue, the step's run is
+// stored as interrupted with its rounds, and --resume reads the endpoints
+// from the store, pools the interrupted run's rounds with a new run of
+// the same step and names the culprit.
+func TestBisectInterruptAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds perflab and runs test binaries")
+	}
+	bin := buildPerflab(t)
+	repo, hashes := bisectRepo(t, []int{1000, 1000, 4000}, []string{"first", "comment", "work: 4000 steps"})
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "perflab.db")
+	args := []string{"bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40",
+		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
+	// A round of the midpoint step stores 4 results (the endpoints' 2).
+	cmd, all, done := startUntil(t, bin, "round 2/8 stored: 4 results", args...)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	<-done
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(all.String(), "interrupted after 1 steps") || !strings.Contains(all.String(), "--resume") {
+		t.Fatalf("after SIGINT: exit %d; want 1 and how to continue:\n%s", code, all.String())
+	}
+	d, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	runs, err := d.Runs(ctx)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d runs stored (%v), want the endpoints' and the interrupted step's", len(runs), err)
+	}
+	env, _ := d.Env(ctx, runs[0].ID)
+	stored, err := findings.BisectRuns(ctx, d, envValue(env, findings.BisectKey))
+	if err != nil || len(stored) != 2 || stored[1].Mid != hashes[1] || stored[1].Status != "interrupted" || stored[1].RoundsStored < 2 {
+		t.Fatalf("the bisect's runs after SIGINT: %+v (%v); want the midpoint's run interrupted with its rounds", stored, err)
+	}
+	d.Close()
+
+	out, stderr, code := perflab(t, append(args, "--resume")...)
+	if code != 0 || !strings.Contains(out, "Culprit: "+hashes[2][:12]) {
+		t.Fatalf("--resume exited %d:\n%s\n%s", code, out, stderr)
+	}
+	pooled := fmt.Sprintf("%d, %d", stored[1].ID, stored[1].ID+1)
+	if !strings.Contains(out, pooled) || strings.Count(stderr, "perflab: run ") != 1 {
+		t.Errorf("--resume did not measure the interrupted step once more, pooling runs %s:\n%s\n%s", pooled, out, stderr)
+	}
+}
+
+// TestBisectStepBudget shares what is left of --budget equally among the
+// planned steps still to come, and starts no step with less than
+// minStepBudget.
+func TestBisectStepBudget(t *testing.T) {
+	tests := []struct {
+		budget, spent time.Duration
+		step          int
+		want          time.Duration
+		ok            bool
+	}{
+		{budget: 0, step: 1, want: 0, ok: true},
+		{budget: 60 * time.Second, step: 1, want: 10 * time.Second, ok: true},
+		{budget: 60 * time.Second, spent: 30 * time.Second, step: 4, want: 10 * time.Second, ok: true},
+		{budget: 60 * time.Second, spent: 30 * time.Second, step: 8, want: 30 * time.Second, ok: true}, // past the planned steps: all that is left
+		{budget: 60 * time.Second, spent: 58 * time.Second, step: 6, want: 2 * time.Second, ok: false},
+	}
+	for _, tc := range tests {
+		b := &bisectRun{f: &bisectFlags{}, planned: 6, start: time.Now().Add(-tc.spent)}
+		b.f.budget = tc.budget
+		got, ok := b.stepBudget(bisect.Step{Number: tc.step})
+		if ok != tc.ok || got < tc.want-time.Second || got > tc.want+time.Second {
+			t.Errorf("budget %v, %v spent, step %d: %v, %v; want about %v, %v", tc.budget, tc.spent, tc.step, got, ok, tc.want, tc.ok)
+		}
+	}
+}
