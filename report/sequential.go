@@ -61,7 +61,7 @@ func judgedVerdict(it findings.Judged) string {
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%" }
 
 // cpuNote says what cpu-sec/op measures, wherever a verdict rests on it.
-const cpuNote = "the benchmark process's CPU time (user + system, all threads) at a fixed iteration count, less that of a 2-iteration process of the same cell run just before it, per iteration; it excludes time the process was not running and includes garbage-collector work on other threads"
+const cpuNote = "the CPU time (user + system, every thread of the benchmark process) of the timed loop per iteration, read inside the process while the benchmark timer runs, as the timer reads wall time (the testing package is patched at build time); it excludes process start-up, the test framework and time the process was not running (preempted), and includes the garbage collector's work during the loop on every thread (assists and background workers) and, for RunParallel, every goroutine's CPU time summed; a config whose testing package could not be patched says so at build time, and its value is the process's CPU time less a 2-iteration process's instead"
 
 // sequentialText is how a run's sequential sampling ended, in words: a
 // head line, a note on how samples were taken, one row (label, outcome)

@@ -84,7 +84,7 @@ func TestWriteSequential(t *testing.T) {
 			"  T2 check 1, T3 check 2: no confidence sequence (", "neither kept sampling going nor ended it; the claims judge each at two looks, on the initial pass (rounds 1–8) and on all its rounds.",
 		}, true, nil},
 		{"all decided", seqRun("sec/op", store.StopDecided, false), []string{"after round 23: every check and comparison is decided ("}, false, []string{"undecided"}},
-		{"max rounds, CPU time", seqRun("cpu-sec/op", store.StopMaxRounds, true), []string{"after round 23: reached --max-rounds 40 (", "(cpu-sec/op: the benchmark process's CPU time"}, false, []string{"(samples:"}},
+		{"max rounds, CPU time", seqRun("cpu-sec/op", store.StopMaxRounds, true), []string{"after round 23: reached --max-rounds 40 (", "(cpu-sec/op: the CPU time (user + system, every thread of the benchmark process) of the timed loop per iteration, read inside the process"}, false, []string{"(samples:"}},
 		{"not sequential", &findings.Run{}, nil, false, []string{"sequential"}},
 	}
 	for _, tc := range tests {
