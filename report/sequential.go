@@ -91,7 +91,7 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 	case d.Unit == "cpu-sec/op":
 		t.note = "(cpu-sec/op: " + cpuNote + ")"
 	case d.Repeats > 1:
-		t.note = fmt.Sprintf("(samples: after its first run each cell runs at a fixed iteration count, as %d back-to-back repetitions in one process; the process's value of each unit is the median of its repetitions; intervals are computed across rounds)", d.Repeats)
+		t.note = fmt.Sprintf("(samples: after its first run each cell runs as %d back-to-back repetitions in one process, every repetition of every cell the same wall time; the process's value of each unit is the median of its repetitions; intervals are computed across rounds)", d.Repeats)
 	default:
 		t.note = "(samples: after its first run each cell runs at a fixed iteration count, one process a round; intervals are computed across rounds)"
 	}

@@ -74,7 +74,7 @@ func TestWriteSequential(t *testing.T) {
 	}{
 		{"budget, one open", seqRun("sec/op", store.StopBudget, true), []string{
 			"perflab: sequential sampling stopped after round 23: the budget 1m0s is spent (1m1s; anytime-valid 95% confidence sequences; compared ratios on sec/op; 2 rounds flagged as noise bursts, kept)",
-			"(samples: after its first run each cell runs at a fixed iteration count, as 5 back-to-back repetitions in one process;",
+			"(samples: after its first run each cell runs as 5 back-to-back repetitions in one process, every repetition of every cell the same wall time;",
 			"T1 check 1                               reproduced: b/a 1.10 [1.06, 1.14]",
 			"W v=b/a (sec/op)                         differs from 1: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds",
 			"W v=c/a (sec/op)                         equal within ±1%: ",
