@@ -6,6 +6,7 @@ import (
 	"errors"
 	"go/parser"
 	"go/token"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,17 +281,29 @@ func TestCPUTimeMetric(t *testing.T) {
 		t.Errorf("BenchmarkOwn: %d cpu-sec/op values, want 1: %v", n, own.Values)
 	}
 
-	// Allocations are counted as without the timer: its reads allocate nothing.
-	a, p := runOne(t, timed, dir, "BenchmarkAlloc", "1000x"), runOne(t, plain, dir, "BenchmarkAlloc", "1000x")
+	// The timer's reads allocate nothing. BenchmarkPaused stops and
+	// starts the timer in every operation, and each read lies inside the
+	// window the testing package counts allocations in, so one allocating
+	// read would show as at least one allocation per operation.
+	paused0 := runOne(t, timed, dir, "BenchmarkPaused", "2000x")
 	for _, unit := range []string{"B/op", "allocs/op"} {
-		av, _ := a.Value(unit)
-		pv, _ := p.Value(unit)
-		if av != pv {
-			t.Errorf("BenchmarkAlloc: %s %g with the CPU timer, %g without", unit, av, pv)
+		if v, _ := paused0.Value(unit); v != 0 {
+			t.Errorf("BenchmarkPaused: %s %g with the CPU timer started and stopped in every operation, want 0", unit, v)
 		}
 	}
 	if v, _ := runOne(t, timed, dir, "BenchmarkLoop", "1000x").Value("allocs/op"); v != 0 {
 		t.Errorf("BenchmarkLoop: %g allocs/op with the CPU timer, want 0", v)
+	}
+	// A benchmark that allocates reports what the plain binary reports:
+	// the same allocations per operation, and bytes per operation that
+	// differ by no more than the runtime's own background allocations
+	// (a few bytes per operation over a thousand operations).
+	a, p := runOne(t, timed, dir, "BenchmarkAlloc", "1000x"), runOne(t, plain, dir, "BenchmarkAlloc", "1000x")
+	if av, pv := valueOf(a, "allocs/op"), valueOf(p, "allocs/op"); av != pv {
+		t.Errorf("BenchmarkAlloc: allocs/op %g with the CPU timer, %g without", av, pv)
+	}
+	if av, pv := valueOf(a, "B/op"), valueOf(p, "B/op"); av < 1024 || pv < 1024 || math.Abs(av-pv) > 0.02*pv {
+		t.Errorf("BenchmarkAlloc: B/op %g with the CPU timer, %g without: want both at least the 1024 the loop allocates, within 2%%", av, pv)
 	}
 
 	// A stopped timer's work is not in the timer's CPU: BenchmarkPaused
@@ -312,6 +325,11 @@ func TestCPUTimeMetric(t *testing.T) {
 	if !(cpu < wall/2) {
 		t.Errorf("BenchmarkSleep: cpu-sec/op %g not below half its sec/op %g: sleeping was counted as CPU", cpu, wall)
 	}
+}
+
+func valueOf(r *benchfmt.Result, unit string) float64 {
+	v, _ := r.Value(unit)
+	return v
 }
 
 func hasUnit(r *benchfmt.Result, unit string) bool {
