@@ -425,6 +425,8 @@ func (r *rounds) runMore(ctx context.Context) error {
 			return nil
 		}
 		s.warnNoise(r.progress, st, len(open), remaining, roundCost)
+		fmt.Fprintf(r.progress, "perflab: after %d rounds (%s elapsed): %s; round %d runs %d of %d cells (sequential)\n",
+			round, time.Since(s.start).Round(time.Second), openLine(st), round+1, len(open), len(r.plan.Cells))
 		round++
 		if err := r.noiseBefore(ctx); err != nil {
 			return err
@@ -434,8 +436,6 @@ func (r *rounds) runMore(ctx context.Context) error {
 			return err
 		}
 		s.rounds++
-		fmt.Fprintf(r.progress, "perflab: round %d (sequential, %d of %d cells, %s elapsed): %s\n",
-			round, len(open), len(r.plan.Cells), time.Since(s.start).Round(time.Second), openLine(st))
 	}
 }
 

@@ -83,7 +83,7 @@ func testSequentialRun(t *testing.T, unit string, noTimer bool) {
 	if !slices.Equal(j.asked, []int{8, 9, 10, 11}) {
 		t.Errorf("judge asked after rounds %v, want after 8, 9, 10 and 11", j.asked)
 	}
-	want := []string{"round 9 (sequential, 2 of 12 cells", "1 open: T1 check 1 still open", "sample efficiency:"}
+	want := []string{"after 8 rounds (", "1 open: T1 check 1 still open; round 9 runs 2 of 12 cells (sequential)", "sample efficiency:"}
 	if noTimer {
 		want = append(want, "cpu-sec/op falls back to the difference of two processes' CPU time", "passes its own -overlay")
 	}
