@@ -314,7 +314,7 @@ func baselineOf(s *spec.Spec, samples []*analysis.Sample, by, given string) stri
 }
 
 // AxisOrder lists the distinct values of key across samples in natural
-// order (analysis.NaturalOrder).
+// order (benchname.Order).
 func AxisOrder(samples []*analysis.Sample, key string) []string {
 	var vals []string
 	for _, s := range samples {
