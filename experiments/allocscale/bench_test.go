@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -114,7 +115,9 @@ func benchLog(b *testing.B, variant string, gpp, procs int) {
 		logErr  error
 		reqSeen uint64
 	)
-	runtime.GC()
+	// Return the free heap of earlier runs (testing's b.N ramp) to the OS,
+	// so the RSS growth below starts from the same state in every process.
+	debug.FreeOSMemory()
 	rss0, rssOK := ResetPeakRSS()
 	before := ReadSnapshot()
 	stop := benchmetrics.Measure(b)

@@ -55,6 +55,11 @@
 //	gc-pause-sec/cycle  stop-the-world GC pause per completed GC cycle
 //	rss-growth-B        peak RSS during the run above the RSS at its start (Linux: VmHWM after clearing it)
 //
+// Each run starts from debug.FreeOSMemory: a collection that returns every
+// free page to the OS, so rss-growth-B is what this run's heap goal, stacks
+// and runtime structures bring back into memory, not what an earlier run of
+// the same process (testing's b.N ramp) happened to leave resident.
+//
 // The CPU classes are updated by the runtime at the end of GC cycles, so a
 // run without a completed cycle reports no fractions.
 //
