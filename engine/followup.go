@@ -32,7 +32,7 @@ import (
 const (
 	followUpFactor = 4
 	followUpShare  = 0.2
-	followUpFloor  = 20 * time.Second
+	followUpFloor  = 30 * time.Second
 )
 
 // followUpAllowance is the time follow-up rounds may take after planned

@@ -109,8 +109,9 @@ func TestFollowUpRounds(t *testing.T) {
 func TestFollowUpAllowance(t *testing.T) {
 	for _, tt := range []struct{ planned, want time.Duration }{
 		{10 * time.Minute, 2 * time.Minute},
-		{100 * time.Second, 20 * time.Second},
-		{44 * time.Second, 20 * time.Second},
+		{100 * time.Second, 30 * time.Second},
+		{44 * time.Second, 30 * time.Second},
+		{200 * time.Second, 40 * time.Second},
 		{5 * time.Second, 5 * time.Second},
 		{0, 0},
 	} {

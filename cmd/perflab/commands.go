@@ -132,7 +132,7 @@ stay stored, and the command prints how to report on them.
 Two looks: after the planned rounds the claims' counted checks are judged
 at a third of α; the cells of those still undecided run follow-up rounds
 (each check its own number, at most four times the planned rounds, all
-within a fifth of the planned rounds' time or 20 s), and those checks are
+within a fifth of the planned rounds' time or 30 s), and those checks are
 judged again on all rounds at the rest of α.
 --no-follow-up runs exactly the planned rounds, judged once at α.
 

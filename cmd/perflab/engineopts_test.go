@@ -135,7 +135,7 @@ func TestSequentialSummaryInReport(t *testing.T) {
 // Each open check gets at least one follow-up round: one round of the
 // four cells costs a sixth of what they took in the planned rounds, and
 // the allowance is at least a fifth of the planned rounds' time and at
-// least the lesser of that time and 20 s.
+// least the lesser of that time and 30 s.
 const twoLooks = `
 [[claim]]
 id = "T1"
