@@ -62,8 +62,8 @@ func forestPlot(c claim.CheckResult) template.HTML {
 			logScale = false
 		}
 	}
-	sc := newScale(vals, logScale)
-	x := sc.x
+	sc := forestScale(vals, logScale)
+	x := sc.pos
 	var b strings.Builder
 	class := "forest"
 	if c.Context {
@@ -74,11 +74,11 @@ func forestPlot(c claim.CheckResult) template.HTML {
 		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.1f" width="%.1f" height="%.1f"/>`, x(c.BandLo), forestMid-12, math.Max(1, x(c.BandHi)-x(c.BandLo)), 24.0)
 	}
 	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, forestLeft, forestAxis, forestW-forestRight, forestAxis)
-	for _, t := range sc.ticks(logScale) {
+	for _, t := range forestTicks(sc, logScale) {
 		fmt.Fprintf(&b, `<line class="tick" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(t), forestAxis, x(t), forestAxis+4)
 		b.WriteString(forestLabel("ticklabel", x(t), forestTickLabel, fmt.Sprintf("%.3g", t)))
 	}
-	if logScale && sc.min < 0 && sc.max > 0 { // 1, no effect, is in view
+	if logScale && sc.lo < 0 && sc.hi > 0 { // 1, no effect, is in view
 		fmt.Fprintf(&b, `<line class="one" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x(1), forestMid-14, x(1), forestAxis)
 	}
 	if finite(c.Threshold) {
@@ -125,55 +125,37 @@ func forestLabel(class string, x, y float64, text string) string {
 	return fmt.Sprintf(`<text class="%s" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`, class, x, y, anchor, template.HTMLEscapeString(text))
 }
 
-// scale maps a forest plot's values to x, on a log scale for positive
-// quantities.
-type scale struct {
-	min, max float64 // in transformed units
-	log      bool
-}
-
-func newScale(vals []float64, logScale bool) scale {
-	s := scale{min: math.Inf(1), max: math.Inf(-1), log: logScale}
+// forestScale places a forest plot's values between its margins, on a log
+// scale for positive quantities, with 8% of the span as padding each side.
+func forestScale(vals []float64, logScale bool) axisScale {
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vals {
-		s.min, s.max = math.Min(s.min, s.tr(v)), math.Max(s.max, s.tr(v))
+		if logScale {
+			v = math.Log10(v)
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	if s.max-s.min < 1e-9 {
-		s.min, s.max = s.min-0.5, s.max+0.5
+	if hi-lo < 1e-9 {
+		lo, hi = lo-0.5, hi+0.5
 	}
-	pad := (s.max - s.min) * 0.08
-	s.min, s.max = s.min-pad, s.max+pad
-	return s
-}
-
-func (s scale) tr(v float64) float64 {
-	if s.log {
-		return math.Log(v)
-	}
-	return v
-}
-
-func (s scale) inv(v float64) float64 {
-	if s.log {
-		return math.Exp(v)
-	}
-	return v
-}
-
-func (s scale) x(v float64) float64 {
-	return forestLeft + (s.tr(v)-s.min)/(s.max-s.min)*(forestW-forestLeft-forestRight)
+	pad := (hi - lo) * 0.08
+	return axisScale{lo: lo - pad, hi: hi + pad, p0: forestLeft, p1: forestW - forestRight, log: logScale}
 }
 
 // logNote marks a log scale, at the right end of the tick labels.
 const logNote = "log scale"
 
-// ticks are round values inside the scale: 1, 2 and 5 times powers of ten
-// on a log scale that spans them, else evenly spaced round values; those
-// whose labels would touch the previous one, or the log scale's note, are
-// left out.
-func (s scale) ticks(note bool) []float64 {
-	lo, hi := s.inv(s.min), s.inv(s.max)
+// forestTicks are round values inside the scale: 1, 2 and 5 times powers
+// of ten on a log scale that spans them, else evenly spaced round values
+// (niceTicks); those whose labels would touch the previous one, or the log
+// scale's note, are left out.
+func forestTicks(a axisScale, note bool) []float64 {
+	lo, hi := a.lo, a.hi
+	if a.log {
+		lo, hi = math.Pow(10, lo), math.Pow(10, hi)
+	}
 	var cand []float64
-	if s.log {
+	if a.log {
 		for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
 			for _, m := range []float64{1, 2, 5} {
 				if v := m * math.Pow(10, k); v >= lo && v <= hi {
@@ -183,15 +165,7 @@ func (s scale) ticks(note bool) []float64 {
 		}
 	}
 	if len(cand) < 3 {
-		cand = cand[:0]
-		step := niceStep((hi - lo) / 4)
-		for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-			t := math.Round(v/step) * step
-			if t == 0 {
-				t = 0 // not −0
-			}
-			cand = append(cand, t)
-		}
+		cand = niceTicks(lo, hi, 4)
 	}
 	end := forestW
 	if note {
@@ -200,29 +174,18 @@ func (s scale) ticks(note bool) []float64 {
 	var out []float64
 	right := math.Inf(-1)
 	for _, v := range cand {
+		if v == 0 {
+			v = 0 // not −0
+		}
 		w := float64(len(fmt.Sprintf("%.3g", v))) * forestCharW
-		left := s.x(v) - w/2
-		if left < right+6 || left < 0 || s.x(v)+w/2 > end {
+		left := a.pos(v) - w/2
+		if left < right+6 || left < 0 || a.pos(v)+w/2 > end {
 			continue
 		}
 		out = append(out, v)
-		right = s.x(v) + w/2
+		right = a.pos(v) + w/2
 	}
 	return out
-}
-
-// niceStep rounds a step up to 1, 2 or 5 times a power of ten.
-func niceStep(raw float64) float64 {
-	if !(raw > 0) || math.IsInf(raw, 0) {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5} {
-		if m*p >= raw {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 func forestTip(c claim.CheckResult, logScale bool) string {

@@ -162,13 +162,3 @@ func TestForestPlot(t *testing.T) {
 		})
 	}
 }
-
-// TestNiceStep: steps are 1, 2 or 5 times a power of ten, never below
-// the raw step.
-func TestNiceStep(t *testing.T) {
-	for _, tt := range []struct{ raw, want float64 }{{0.012, 0.02}, {0.3, 0.5}, {0.7, 1}, {1, 1}, {3, 5}, {45, 50}, {0, 1}, {math.NaN(), 1}} {
-		if got := niceStep(tt.raw); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("niceStep(%g) = %g, want %g", tt.raw, got, tt.want)
-		}
-	}
-}
