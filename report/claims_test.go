@@ -106,6 +106,23 @@ func TestClaimsRunCoversEveryVerdict(t *testing.T) {
 	if f.Looks == "" || f.FollowUp.Rounds != 6 {
 		t.Errorf("looks %q, %d follow-up rounds: want two looks and 6", f.Looks, f.FollowUp.Rounds)
 	}
+	// The header says the tables' planned rounds and, apart, the claims'
+	// follow-up rounds.
+	header := func(f *findings.Run) string {
+		var b bytes.Buffer
+		if err := report.Markdown(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		return regexp.MustCompile(`Run \d+ · [^\n]*`).FindString(b.String())
+	}
+	if m := header(f); !strings.Contains(m, "6 of 6 rounds stored, then 6 follow-up rounds for the claims") {
+		t.Errorf("header %q does not name the 6 follow-up rounds", m)
+	}
+	once := *f
+	once.FollowUp = findings.FollowUp{}
+	if m := header(&once); m == "" || strings.Contains(m, "follow-up") {
+		t.Errorf("header %q: want one without follow-up rounds", m)
+	}
 }
 
 // claimsOutputs renders the synthetic run's claims three ways: the

@@ -43,7 +43,13 @@ func headerOf(f *findings.Run) header {
 		h.Desc = strings.TrimSpace(s.Description)
 		h.Article = s.Article
 	}
-	h.Meta = fmt.Sprintf("Run %d · mode %s · status %s · %d of %d rounds stored · seed %d", r.ID, r.Mode, r.Status, f.RoundsDone, r.RoundsPlanned, r.Seed)
+	rounds := fmt.Sprintf("%d of %d rounds stored", f.RoundsDone, r.RoundsPlanned)
+	if f.Looks != "" && !f.Opt.Anytime && f.FollowUp.Rounds > 0 {
+		// The tables read the planned rounds; the claims' open checks
+		// also read the follow-up rounds after them.
+		rounds += fmt.Sprintf(", then %d follow-up %s for the claims", f.FollowUp.Rounds, map[bool]string{true: "round", false: "rounds"}[f.FollowUp.Rounds == 1])
+	}
+	h.Meta = fmt.Sprintf("Run %d · mode %s · status %s · %s · seed %d", r.ID, r.Mode, r.Status, rounds, r.Seed)
 	h.When = "Started " + r.StartedAt.UTC().Format(time.RFC3339)
 	if !r.FinishedAt.IsZero() {
 		h.When += fmt.Sprintf(", took %s", r.FinishedAt.Sub(r.StartedAt).Round(time.Second))
