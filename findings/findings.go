@@ -253,6 +253,13 @@ func (f *Run) Summary(s *analysis.Sample) analysis.Summary {
 	return analysis.Summarize(s.Values, f.Opt)
 }
 
+// PlannedResults returns the results of the rounds the run's tables read:
+// the planned rounds of a run with follow-up rounds (which measured only
+// the cells of its open claim checks), else every result.
+func (f *Run) PlannedResults() []*benchfmt.Result {
+	return SamplingOf(f.Run).Planned(f.Results)
+}
+
 // ConfigOrder orders config names as the run lists them.
 func (f *Run) ConfigOrder(a, b string) int {
 	pos := func(name string) int {

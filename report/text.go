@@ -309,7 +309,7 @@ func exportOrder(f *findings.Run) []*benchfmt.Result {
 		name           string
 		round, baseOff int
 	}
-	results := findings.SamplingOf(f.Run).Planned(f.Results)
+	results := f.PlannedResults()
 	ks := make([]keyed, len(results))
 	for i, r := range results {
 		name := benchname.Parse("Benchmark" + string(r.Name.Full()))
