@@ -151,12 +151,10 @@ const logNote = "log scale"
 // scale's note, are left out.
 func forestTicks(a axisScale, note bool) []float64 {
 	lo, hi := a.lo, a.hi
-	if a.log {
-		lo, hi = math.Pow(10, lo), math.Pow(10, hi)
-	}
 	var cand []float64
 	if a.log {
-		for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
+		lo, hi = math.Pow(10, a.lo), math.Pow(10, a.hi)
+		for k := math.Floor(a.lo); k <= math.Ceil(a.hi); k++ {
 			for _, m := range []float64{1, 2, 5} {
 				if v := m * math.Pow(10, k); v >= lo && v <= hi {
 					cand = append(cand, v)

@@ -44,10 +44,14 @@ func headerOf(f *findings.Run) header {
 		h.Article = s.Article
 	}
 	rounds := fmt.Sprintf("%d of %d rounds stored", f.RoundsDone, r.RoundsPlanned)
-	if f.Looks != "" && !f.Opt.Anytime && f.FollowUp.Rounds > 0 {
+	if n := f.FollowUp.Rounds; n > 0 && !f.Opt.Anytime {
 		// The tables read the planned rounds; the claims' open checks
 		// also read the follow-up rounds after them.
-		rounds += fmt.Sprintf(", then %d follow-up %s for the claims", f.FollowUp.Rounds, map[bool]string{true: "round", false: "rounds"}[f.FollowUp.Rounds == 1])
+		word := "rounds"
+		if n == 1 {
+			word = "round"
+		}
+		rounds += fmt.Sprintf(", then %d follow-up %s for the claims", n, word)
 	}
 	h.Meta = fmt.Sprintf("Run %d · mode %s · status %s · %s · seed %d", r.ID, r.Mode, r.Status, rounds, r.Seed)
 	h.When = "Started " + r.StartedAt.UTC().Format(time.RFC3339)
