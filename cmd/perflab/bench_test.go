@@ -150,10 +150,13 @@ func buildPerflab(t *testing.T) string {
 	return bin
 }
 
-// startUntil starts perflab and waits until its stderr prints marker.
-func startUntil(t *testing.T, bin, marker string, args ...string) (*exec.Cmd, *strings.Builder, <-chan struct{}) {
+// startUntil starts perflab and waits until its stderr prints marker. The
+// returned wait reads stderr to its end and then waits for the process, in
+// that order: exec.Cmd.Wait closes the pipe, so waiting first could lose
+// the last lines the process wrote.
+func startUntil(t *testing.T, bin, marker string, args ...string) (cmd *exec.Cmd, all *strings.Builder, wait func() error) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd = exec.Command(bin, args...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +164,7 @@ func startUntil(t *testing.T, bin, marker string, args ...string) (*exec.Cmd, *s
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var all strings.Builder
+	all = new(strings.Builder)
 	seen := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -182,7 +185,10 @@ func startUntil(t *testing.T, bin, marker string, args ...string) (*exec.Cmd, *s
 		cmd.Process.Kill()
 		t.Fatalf("perflab never printed %q:\n%s", marker, all.String())
 	}
-	return cmd, &all, done
+	return cmd, all, func() error {
+		<-done
+		return cmd.Wait()
+	}
 }
 
 // TestKillAndResume kills a run with SIGKILL mid-run, then resumes it: the
@@ -199,10 +205,9 @@ func TestKillAndResume(t *testing.T) {
 	db := filepath.Join(tmp, "perflab.db")
 	spec := filepath.Join("..", "..", "engine", "testdata", "tiny", "spec.toml")
 	args := []string{"run", spec, "--quick", "--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile"}
-	cmd, _, done := startUntil(t, bin, "round 2/6 stored", args...)
+	cmd, _, wait := startUntil(t, bin, "round 2/6 stored", args...)
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	<-done
+	wait()
 
 	d, err := store.Open(db)
 	if err != nil {
@@ -268,10 +273,9 @@ func TestInterruptSaysHowToResume(t *testing.T) {
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "perflab.db")
 	spec := filepath.Join("..", "..", "engine", "testdata", "tiny", "spec.toml")
-	cmd, all, done := startUntil(t, bin, "round 1/6 stored", "run", spec, "--quick", "--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile")
+	cmd, all, wait := startUntil(t, bin, "round 1/6 stored", "run", spec, "--quick", "--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile")
 	cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
-	<-done
+	err := wait()
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
 		t.Errorf("exit code %d (%v), want 1", code, err)
 	}

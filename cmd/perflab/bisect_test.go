@@ -188,10 +188,9 @@ func TestBisectInterruptAndResume(t *testing.T) {
 	args := []string{"bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40",
 		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
 	// A round of the midpoint step stores 4 results (the endpoints' 2).
-	cmd, all, done := startUntil(t, bin, "round 2/8 stored: 4 results", args...)
+	cmd, all, wait := startUntil(t, bin, "round 2/8 stored: 4 results", args...)
 	cmd.Process.Signal(os.Interrupt)
-	cmd.Wait()
-	<-done
+	wait()
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(all.String(), "interrupted after 1 steps") || !strings.Contains(all.String(), "--resume") {
 		t.Fatalf("after SIGINT: exit %d; want 1 and how to continue:\n%s", code, all.String())
 	}

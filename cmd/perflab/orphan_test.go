@@ -58,7 +58,7 @@ rounds = 6
 	tmp := t.TempDir()
 	t.Setenv("HANG_PID_FILE", pidFile)
 	// The benchmark first runs in the listing pass before round 1.
-	cmd, _, done := startUntil(t, bin, "test binary", "run", filepath.Join(mod, "spec.toml"), "--quick", "--no-profile",
+	cmd, _, _ := startUntil(t, bin, "test binary", "run", filepath.Join(mod, "spec.toml"), "--quick", "--no-profile",
 		"--db", filepath.Join(tmp, "db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
 	var pid int
 	for deadline := time.Now().Add(time.Minute); pid == 0; time.Sleep(50 * time.Millisecond) {
@@ -73,8 +73,10 @@ rounds = 6
 		t.Fatalf("benchmark %d is not running before the kill", pid)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
+	// Wait, not startUntil's wait: an orphaned benchmark would hold the
+	// stderr pipe open, and reading it to its end would block; Wait closes
+	// it once perflab is gone, and its last lines are not needed here.
 	cmd.Wait()
-	<-done
 	for deadline := time.Now().Add(10 * time.Second); alive(pid); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
