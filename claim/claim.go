@@ -36,9 +36,16 @@ type CheckResult struct {
 
 	// Context marks a check that is shown and never counted in the
 	// claim's verdict: one that holds by construction or only describes
-	// the setting (spec.Check.Context), and every profile check (see
-	// Counted).
+	// the setting (spec.Check.Context), every profile check (see
+	// Counted), and every precondition.
 	Context bool
+	// Precondition is the situation a precondition check tests, in words
+	// (spec.Check.Precondition); "" for any other check. A precondition
+	// is never evidence for or against the claim: reproduced means the
+	// situation held and the check is shown as context; contradicted
+	// means it did not, and the claim is not testable here (see
+	// summarize).
+	Precondition string
 	// Look is the look that gave the verdict in a run judged at two looks
 	// (looks.go): 1 or 2; 0 in a run judged once, and for a check of a
 	// sequential run judged on its confidence sequence.
@@ -114,7 +121,11 @@ func evaluate(c spec.Claim, samples []*analysis.Sample, opt analysis.Options, pr
 	var counted []int
 	for i, ch := range c.Checks {
 		cr := eval(i, opt)
-		cr.Context = !Counted(ch)
+		cr.Context = !Counted(ch) || ch.Precondition != ""
+		if ch.Precondition != "" {
+			cr.Precondition = ch.Precondition
+			cr.Predicate = "precondition (" + ch.Precondition + "): " + cr.Predicate
+		}
 		if !cr.Context && cr.Verdict != NotTestable {
 			counted = append(counted, i)
 		}
@@ -135,7 +146,10 @@ func summarize(r *Result) {
 	var measured, reasons []string
 	for _, cr := range r.Checks {
 		tag := ""
-		if cr.Context {
+		switch {
+		case cr.Precondition != "":
+			tag = "precondition, not counted: "
+		case cr.Context:
 			tag = "context, not counted: "
 		}
 		if cr.Measured != "" {
@@ -148,9 +162,53 @@ func summarize(r *Result) {
 	r.Measured = strings.Join(measured, "; ")
 	r.Reason = strings.Join(reasons, "; ")
 	r.Verdict = combine(r.Checks)
+	if why, v, ok := preconditions(r.Checks, r.Verdict); ok {
+		// A claim not testable for a failed precondition gives that
+		// reason alone: its checks' reasons are no evidence either way.
+		if r.Verdict, r.Reason = v, why; v != NotTestable {
+			r.Reason += strings.TrimSuffix("; "+strings.Join(reasons, "; "), "; ")
+		}
+		return
+	}
 	if r.Verdict == NotTestable && len(r.Checks) > 0 && allContext(r.Checks) {
 		r.Reason = strings.TrimPrefix(r.Reason+"; ", "; ") + "every check of this claim is context (it holds by construction, describes the setting, or reads one profiling pass, which gives no run-to-run interval), so none is counted"
 	}
+}
+
+// preconditions applies a claim's preconditions to the verdict its
+// counted checks give: a precondition that failed (its check
+// contradicted) or could not be measured makes the claim not testable
+// here, whatever the counted checks say, with the measurement as the
+// reason; one still undecided (inconclusive) leaves a reproduced or
+// contradicted claim inconclusive, since the situation it was measured in
+// is not established. ok is false when every precondition held (or there
+// is none): the verdict stands.
+func preconditions(checks []CheckResult, verdict Verdict) (why string, v Verdict, ok bool) {
+	var failed, unmeasured, open []string
+	for _, c := range checks {
+		if c.Precondition == "" {
+			continue
+		}
+		what := strings.TrimSpace(c.Measured)
+		if what == "" {
+			what = c.Reason
+		}
+		switch c.Verdict {
+		case Contradicted:
+			failed = append(failed, fmt.Sprintf("the precondition “%s” did not hold: %s, where %s was required", c.Precondition, what, strings.TrimPrefix(c.Predicate, "precondition ("+c.Precondition+"): ")))
+		case NotTestable:
+			unmeasured = append(unmeasured, fmt.Sprintf("the precondition “%s” could not be measured: %s", c.Precondition, what))
+		case Inconclusive:
+			open = append(open, fmt.Sprintf("the precondition “%s” is undecided: %s", c.Precondition, c.Reason))
+		}
+	}
+	switch {
+	case len(failed)+len(unmeasured) > 0:
+		return "not testable here: " + strings.Join(append(failed, unmeasured...), "; ") + " — this run did not create the situation the claim is about, so its checks are no evidence either way", NotTestable, true
+	case len(open) > 0 && (verdict == Reproduced || verdict == Contradicted):
+		return strings.Join(open, "; ") + ", so the counted checks' " + string(verdict) + " is not a verdict on the claim", Inconclusive, true
+	}
+	return "", verdict, false
 }
 
 func allContext(checks []CheckResult) bool {

@@ -16,7 +16,10 @@ import (
 // pass takes of a cell, outside the timed rounds, so its share has no
 // run-to-run interval and more rounds cannot change it: it is always
 // shown as context (a share a verdict rests on is reported per round by
-// the benchmark and tested by a value or ratio check).
+// the benchmark and tested by a value or ratio check). A precondition
+// counts too: it is never evidence for or against the claim, but the
+// claim's verdict waits on it (it decides whether the claim is testable
+// here), so more rounds are spent on it as on any counted check.
 func Counted(ch spec.Check) bool { return !ch.Context && ch.Kind != "profile" }
 
 // Depends returns the indexes of the cells whose samples the check reads:

@@ -86,10 +86,27 @@ func checkVerdict(c claim.CheckResult) string {
 	if c.Look > 0 && (c.Verdict == claim.Reproduced || c.Verdict == claim.Contradicted) {
 		look = fmt.Sprintf(" (look %d)", c.Look)
 	}
-	if c.Context {
+	switch {
+	case c.Precondition != "":
+		return preconditionVerdict(c) + look + " (precondition, not counted)"
+	case c.Context:
 		return string(c.Verdict) + look + " (context, not counted)"
 	}
 	return string(c.Verdict) + look
+}
+
+// preconditionVerdict names what a precondition's verdict says of the
+// situation it tests: it holds, it fails, or it is undecided.
+func preconditionVerdict(c claim.CheckResult) string {
+	switch c.Verdict {
+	case claim.Reproduced:
+		return "holds"
+	case claim.Contradicted:
+		return "fails"
+	case claim.Inconclusive:
+		return "undecided"
+	}
+	return string(c.Verdict)
 }
 
 // finite reports whether x is a number other than ±Inf.

@@ -85,8 +85,10 @@ func claimsRun(t *testing.T) *findings.Run {
 // files show them all.
 func TestClaimsRunCoversEveryVerdict(t *testing.T) {
 	f := claimsRun(t)
-	want := map[string]claim.Verdict{"R1": claim.Reproduced, "R2": claim.Contradicted, "R3": claim.Inconclusive, "R4": claim.NotTestable, "R5": claim.NotTestable}
+	want := map[string]claim.Verdict{"R1": claim.Reproduced, "R2": claim.Contradicted, "R3": claim.Inconclusive, "R4": claim.NotTestable, "R5": claim.NotTestable,
+		"R6": claim.Reproduced, "R7": claim.NotTestable}
 	var context, look1, look2 bool
+	preconditions := map[claim.Verdict]bool{}
 	for _, v := range f.Verdicts {
 		if v.Verdict != want[v.ID] {
 			t.Errorf("claim %s: %s, want %s (%s)", v.ID, v.Verdict, want[v.ID], v.Reason)
@@ -95,10 +97,16 @@ func TestClaimsRunCoversEveryVerdict(t *testing.T) {
 			t.Errorf("claim %s is not testable without a reason", v.ID)
 		}
 		for _, c := range v.Checks {
+			if c.Precondition != "" {
+				preconditions[c.Verdict] = true
+			}
 			context = context || c.Context
 			look1 = look1 || c.Look == 1 && c.Verdict != claim.Inconclusive
 			look2 = look2 || c.Look == 2
 		}
+	}
+	if !preconditions[claim.Reproduced] || !preconditions[claim.Contradicted] {
+		t.Errorf("preconditions that hold %v and fail %v: want both", preconditions[claim.Reproduced], preconditions[claim.Contradicted])
 	}
 	if !context || !look1 || !look2 {
 		t.Errorf("context check %v, check decided at look 1 %v, check judged at look 2 %v: want all", context, look1, look2)

@@ -106,10 +106,16 @@ func ClaimsTable(w io.Writer, f *findings.Run) error {
 // it in a run judged at two looks, and "context" when it is not counted.
 func termVerdict(c claim.CheckResult) string {
 	s := string(c.Verdict)
+	if c.Precondition != "" {
+		s = preconditionVerdict(c)
+	}
 	if c.Look > 0 && (c.Verdict == claim.Reproduced || c.Verdict == claim.Contradicted) {
 		s += fmt.Sprintf(" (look %d)", c.Look)
 	}
-	if c.Context {
+	switch {
+	case c.Precondition != "":
+		s += ", precondition"
+	case c.Context:
 		s += ", context"
 	}
 	return s

@@ -227,6 +227,13 @@
 //   - context = true marks a check that holds by construction or only
 //     describes the setting: it is shown and never counted. A check that
 //     cannot fail must be context.
+//   - precondition = "<the situation, in words>" marks a check whose
+//     failure means the run did not create the situation the claim is
+//     about (e.g. "the unguarded service overloads at 1.5× the knee"):
+//     when it holds it is shown as context; when it fails the claim is not
+//     testable here, with the measurement as the reason, never
+//     contradicted; while it is undecided the claim is at most
+//     inconclusive.
 //
 // Every check result carries its predicate (cells, operator, threshold
 // and the threshold's origin), printed beside its verdict.

@@ -231,6 +231,13 @@ type Check struct {
 	// Context marks a check that holds by construction: it is shown, never
 	// counted in the claim's verdict.
 	Context bool `toml:"context"`
+	// Precondition, when set, marks a check that tests the situation the
+	// claim is about (the load overloads the service, the run saturates
+	// it), in words: "the unguarded service overloads at 1.5× the knee".
+	// It never counts as evidence: when it holds it is shown as context;
+	// when it fails, the claim is not testable here, with the measurement
+	// as the reason (package claim).
+	Precondition string `toml:"precondition"`
 
 	Line int `toml:"-"` // line of the [[claim.check]] header
 }

@@ -481,6 +481,14 @@ func (v *validator) check(p, what string, ck *Check) {
 			}
 		}
 	}
+	switch {
+	case ck.Precondition != "" && ck.Context:
+		v.at(p+".precondition", "%s: a precondition is shown as context when it holds; remove context = true", what)
+	case ck.Precondition != "" && ck.Kind == "profile":
+		v.at(p+".precondition", "%s: a profile check reads one profiling pass and cannot decide a precondition; use a value or ratio check", what)
+	case ck.Precondition == "" && v.idx.has(p+".precondition"):
+		v.at(p+".precondition", "%s: precondition needs the situation in words, e.g. \"the unguarded service overloads\"", what)
+	}
 	if ck.Kind != "crossover" && (ck.WinsAbove != "" || v.idx.has(p+".wins_above")) {
 		v.at(p+".wins_above", "%s: wins_above is for crossover checks; remove it", what)
 	}
