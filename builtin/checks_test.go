@@ -228,8 +228,82 @@ func testCountedChecks(t *testing.T, s *spec.Spec, mode string) {
 					if len(got.Checks) != 1 || got.Checks[0].Verdict != want {
 						t.Errorf("on rounds made to come out %s: %s (%s — %s)", want, got.Verdict, got.Measured, got.Reason)
 					}
+					if ch.Precondition != "" {
+						testPrecondition(t, s, cells, c, i, samples, want == claim.Reproduced)
+					}
 				}
 			})
+		}
+	}
+}
+
+// testPrecondition: precondition i of claim c, on rounds made to hold or
+// fail, judged beside the claim's other counted checks on rounds made to
+// contradict them. When it holds it is shown as context and the claim is
+// contradicted by its counted checks; when it fails the claim is not
+// testable, with the precondition's measurement as the reason, and never
+// contradicted.
+func testPrecondition(t *testing.T, s *spec.Spec, cells []plan.Cell, c spec.Claim, i int, pre []*analysis.Sample, holds bool) {
+	t.Helper()
+	samples := append([]*analysis.Sample(nil), pre...)
+	seen := map[string]bool{}
+	for _, smp := range samples {
+		seen[smp.Config+"\x00"+smp.Name.Full+"\x00"+smp.Unit] = true
+	}
+	checks := []spec.Check{c.Checks[i]}
+	for j, ch := range c.Checks {
+		if j == i || !claim.Counted(ch) || ch.Precondition != "" {
+			continue
+		}
+		sides, err := layOut(s, ch, cells)
+		if err != nil || slices.ContainsFunc(sides, func(sd side) bool { return sideProblem(ch, sd) != "" }) {
+			continue
+		}
+		more, err := synthesize(ch, sides, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(more, func(smp *analysis.Sample) bool { return seen[smp.Config+"\x00"+smp.Name.Full+"\x00"+smp.Unit] }) {
+			continue // it reads the precondition's cells in the same unit
+		}
+		samples = append(samples, more...)
+		checks = append(checks, ch)
+	}
+	got := claim.Evaluate([]spec.Claim{{ID: c.ID, Text: c.Text, Checks: checks}}, samples, analysis.DefaultOptions())[0]
+	pc := got.Checks[0]
+	if !pc.Context || pc.Precondition == "" {
+		t.Errorf("precondition %s.%d: context %v, precondition %q; want it shown as a context precondition", c.ID, i+1, pc.Context, pc.Precondition)
+	}
+	switch {
+	case holds && len(checks) > 1 && got.Verdict != claim.Contradicted:
+		t.Errorf("precondition %s.%d holds and the counted checks are made to fail: claim %s, want contradicted (%s)", c.ID, i+1, got.Verdict, got.Reason)
+	case !holds && (got.Verdict != claim.NotTestable || !strings.Contains(got.Reason, "precondition “"+pc.Precondition+"” did not hold")):
+		t.Errorf("precondition %s.%d fails: claim %s (%s); want not testable with the precondition's measurement as the reason", c.ID, i+1, got.Verdict, got.Reason)
+	}
+}
+
+// TestBuiltinPreconditions: the built-in suite marks as preconditions the
+// checks whose failure means the run did not create the claim's
+// situation.
+func TestBuiltinPreconditions(t *testing.T) {
+	want := map[string]bool{"httpserve/D1": true, "httpserve/D9": true}
+	got := map[string]bool{}
+	for _, name := range Names() {
+		s, err := Spec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Claims {
+			for _, ch := range c.Checks {
+				if ch.Precondition != "" {
+					got[name+"/"+c.ID] = true
+				}
+			}
+		}
+	}
+	for k := range want {
+		if !got[k] {
+			t.Errorf("%s has no precondition", k)
 		}
 	}
 }

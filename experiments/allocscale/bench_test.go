@@ -197,8 +197,8 @@ const shareProcs = 16
 // vary is not reported. Each run is one time series, so the rounds, not
 // the windows, are the independent units a claim summarises.
 //
-// At gpp=64 and gomaxprocs ≥ shareProcs (variants plain, pooled and
-// arena) it runs one shareWindow per iteration under a CPU profile at
+// At gpp=64 or incidentGPP and gomaxprocs ≥ shareProcs (variants plain,
+// pooled and arena) it runs one shareWindow per iteration under a CPU profile at
 // profileHz and reports the share of its samples in runtime lock frames
 // reached from the heap allocator (heap-lock-share) and in any runtime
 // lock frame (lock-share), as package profshare counts them, and the
@@ -226,13 +226,20 @@ func BenchmarkWindows(b *testing.B) {
 // windowsAt says which windows BenchmarkWindows runs in a cell: the
 // correlation's, the lock shares', or (both false) none.
 func windowsAt(variant string, gpp, procs int) (correlation, shares bool) {
-	return variant == "plain" && gpp == 64 && procs == 2, gpp == 64 && procs >= shareProcs && variant != "presized"
+	return variant == "plain" && gpp == 64 && procs == 2, (gpp == 64 || gpp == incidentGPP) && procs >= shareProcs && variant != "presized"
 }
+
+// incidentGPP is the goroutines per P of article E's incident, “单机
+// goroutine 数超 5 万” (over 50,000 goroutines on one machine) at the 64 Ps
+// its contention figures reach: 1024 per P is 65,536 goroutines at
+// GOMAXPROCS 64, the least level of gppLevels above 50,000. E1, E2, E5 and
+// E7 are judged there.
+const incidentGPP = 1024
 
 func benchWindows(b *testing.B, variant string, gpp, procs int) {
 	correlation, shares := windowsAt(variant, gpp, procs)
 	if !correlation && !shares {
-		b.Skipf("windows run at variant=plain,gpp=64,gomaxprocs=2 (correlation) and at gpp=64, gomaxprocs ≥ %d for plain, pooled and arena (lock shares) only", shareProcs)
+		b.Skipf("windows run at variant=plain,gpp=64,gomaxprocs=2 (correlation) and at gpp=64 or %d, gomaxprocs ≥ %d for plain, pooled and arena (lock shares) only", incidentGPP, shareProcs)
 	}
 	if f := flag.Lookup("test.cpuprofile"); f != nil && f.Value.String() != "" {
 		b.Skip("windows are not profiled")

@@ -66,7 +66,7 @@
 // BenchmarkWindows runs the same requests for fixed windows: 16 windows
 // of 50 ms sampling runtime/metrics (the correlation between scavenger
 // time and blocked goroutines, at variant=plain, gpp=64, gomaxprocs=2),
-// and, at gpp=64 and GOMAXPROCS 16 and up, one 250 ms window under a CPU
+// and, at gpp=64 or 1024 and GOMAXPROCS 16 and up, one 250 ms window under a CPU
 // profile ([ProfileWindow]) whose runtime-lock shares it reports
 // (heap-lock-share, lock-share): one share per round, so the claims on
 // lock shares get intervals across rounds.

@@ -62,6 +62,10 @@ func TestWindowsAt(t *testing.T) {
 		{"presized", 64, 64, false, false},
 		{"plain", 8, 64, false, false},
 		{"plain", 64, 8, false, false},
+		{"plain", 1024, 64, false, true},
+		{"pooled", 1024, 16, false, true},
+		{"plain", 1024, 2, false, false},
+		{"plain", 256, 64, false, false},
 	}
 	for _, tt := range tests {
 		c, s := windowsAt(tt.variant, tt.gpp, tt.procs)

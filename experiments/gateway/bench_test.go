@@ -27,7 +27,7 @@ import (
 var (
 	sweepValues  = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100, 300, 1000, 3000, MaxRoutes}
 	routeCounts  = []float64{100, 300, 1000, 3000, MaxRoutes}
-	writePcts    = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50}
+	writePcts    = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100}
 	concurrences = []float64{100, 300, 1000}
 	procsValues  = []int{1, 2, 4, 8, 16, 32, 64}
 )

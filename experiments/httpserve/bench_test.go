@@ -29,6 +29,11 @@ const (
 	numRequests    = 4096                  // distinct order requests cycled through
 )
 
+// articleConnsPerCore is the article's wrk -c512 on its 4-core container:
+// the saturated step opens this many connections per CPU the service runs
+// on.
+const articleConnsPerCore = 512 / 4
+
 // Values the axes may take: the spec picks from these.
 var (
 	stepValues = []string{"200ms", "300ms", "500ms", "1s", "2s"}
@@ -69,7 +74,14 @@ type cell struct {
 	// svcMean is the mean service time (send to response) of the last
 	// steady step, in seconds; 0 when unknown.
 	svcMean float64
+	// satConns is the saturated step's connection count: the article's
+	// 512 connections for 4 cores, scaled to the service's CPUs.
+	satConns int
 }
+
+// saturatedConns scales the article's wrk -c512 on 4 cores to a service
+// on cpus CPUs (one when it shares a single CPU with the generator).
+func saturatedConns(cpus []int) int { return articleConnsPerCore * max(1, len(cpus)) }
 
 // splitCPUs gives the service the upper half of the CPUs this process may
 // use and the load generator the lower half; with one CPU both share it.
@@ -116,7 +128,7 @@ func serveCell(b *testing.B, p orders.Profile, step time.Duration, fixedRate flo
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := &cell{srv: srv, target: t, reqs: reqs, step: step}
+	c := &cell{srv: srv, target: t, reqs: reqs, step: step, satConns: saturatedConns(srvCPUs)}
 	ctx := context.Background()
 
 	// Warm up: connections, page cache, the DB pool, the JIT of sonic.
@@ -143,7 +155,7 @@ func serveCell(b *testing.B, p orders.Profile, step time.Duration, fixedRate flo
 	b.Run("measure=knee", c.measureKnee)
 	b.Run("measure=fixed", func(b *testing.B) { c.measureFixed(b, fixedRate) })
 	b.Run("measure=steady", c.measureSteady)
-	if p.Name == "baseline" || p.Name == "pool" {
+	if p.Name == "baseline" || p.Name == "pool" || p.Name == "optimized" {
 		b.Run("measure=saturated", c.measureSaturated)
 	}
 	if p.Name == "optimized" {
@@ -354,22 +366,24 @@ func (c *cell) measureSteady(b *testing.B) {
 	})
 }
 
-// measureSaturated: the load of article D's profile, wrk with as many
-// requests in flight as it has connections (the article's -c512), here a
-// closed-model step of closedConns connections for 4 steps with the
-// service's CPU profile taken meanwhile; reports the CPU shares of Parts
-// and the step's throughput. With database/sql's defaults (the baseline:
-// no limit on open connections, two kept idle) requests in flight beyond
-// two open and close connections, which the pool profile's sized pool
-// does not.
+// measureSaturated: the load under which article D measured its RPS, its
+// P99 and its profile, wrk -t4 -c512 -d30s: as many requests in flight as
+// connections, here a closed-model step of satConns connections (the
+// article's 512 for 4 cores, scaled to the service's CPUs) for 4 steps,
+// with the service's CPU profile taken meanwhile. It reports the step's
+// figures (req/s, the peak throughput at that load, and the latency
+// percentiles of the same step), conns, and the CPU shares of Parts. With
+// database/sql's defaults (the baseline: no limit on open connections, two
+// kept idle) requests in flight beyond two open and close connections,
+// which the pool profile's sized pool does not.
 func (c *cell) measureSaturated(b *testing.B) {
 	c.measuredDB(b, true, func() bool {
-		r, prof, perr := c.profiledRun(b, 0, 4*c.step, closedConns)
+		r, prof, perr := c.profiledRun(b, 0, 4*c.step, c.satConns)
 		if skipLimited(b, r) {
 			return false
 		}
-		b.ReportMetric(r.Throughput(), "req/s")
-		b.ReportMetric(r.ErrorRate(), "errors/op")
+		reportStep(b, r)
+		b.ReportMetric(float64(c.satConns), "conns")
 		reportShares(b, prof, perr)
 		return true
 	})

@@ -49,13 +49,17 @@
 //     db-wait-share, the time requests waited for a DB connection
 //     (database/sql's DBStats.WaitDuration: off-CPU, blocked) as a share
 //     of the mean service time of the step's requests.
-//   - saturated (baseline and pool only): closed model, 32 connections for
-//     4 steps, with the service's CPU profile taken as in steady: the load
-//     of article D's profile (wrk -c512: as many requests in flight as
-//     connections), under which database/sql's default pool (the
-//     baseline's: no limit on open connections, two kept idle) opens and
-//     closes connections; req/s, errors/op, the CPU shares, cpu-samples,
-//     cpu-db-share, db-wait-sec/op, db-closed/op and db-wait-share.
+//   - saturated (baseline, pool and optimized): closed model for 4 steps
+//     at the article's connection count scaled to the service's CPUs (wrk
+//     -c512 on its 4 cores: 128 connections per CPU the service runs on,
+//     reported as conns), with the service's CPU profile taken as in
+//     steady: the load under which article D measured its RPS, its P99 and
+//     its profile (as many requests in flight as connections), and under
+//     which database/sql's default pool (the baseline's: no limit on open
+//     connections, two kept idle) opens and closes connections; the step's
+//     figures (req/s is the peak throughput at that load, p99-sec the P99
+//     of the same step), conns, the CPU shares, cpu-samples, cpu-db-share,
+//     db-wait-sec/op, db-closed/op and db-wait-share.
 //   - doc/codec=<c> (optimized only): closed model for half a step against
 //     GET /doc/<c>, one fixed ~1.2 KB order encoded per request by codec c:
 //     req/s, and correct = 1: the response was checked against

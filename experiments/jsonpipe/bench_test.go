@@ -76,7 +76,8 @@ func benchVariant(b *testing.B, v Variant, size int) {
 
 	hist := hdrhistogram.New(1, int64(time.Minute), 3)
 	var sum [NumStages]time.Duration
-	var m Meter
+	var gcs [NumStages]uint64
+	m := Meter{CountGC: true}
 	stop := benchmetrics.Measure(b)
 	n := 0
 	for b.Loop() {
@@ -85,6 +86,7 @@ func benchVariant(b *testing.B, v Variant, size int) {
 		}
 		for s, d := range m.Time {
 			sum[s] += d
+			gcs[s] += m.GCs[s]
 		}
 		hist.RecordValue(int64(m.Total()))
 		n++
@@ -96,6 +98,7 @@ func benchVariant(b *testing.B, v Variant, size int) {
 	var total time.Duration
 	for _, s := range v.Stages {
 		b.ReportMetric(sum[s].Seconds()/float64(n), s.String()+"-sec/op")
+		b.ReportMetric(float64(gcs[s])/float64(n), s.String()+"-gc-cycles/op")
 		total += sum[s]
 	}
 	b.ReportMetric(total.Seconds()/float64(n), "e2e-sec/op")

@@ -90,6 +90,10 @@
 //
 //	parse-sec/op, build-sec/op, marshal-sec/op, release-sec/op
 //	                 mean time of each stage the variant has
+//	parse-gc-cycles/op, build-gc-cycles/op, marshal-gc-cycles/op, release-gc-cycles/op
+//	                 GC cycles completed while each stage ran, per document
+//	                 (runtime/metrics, read between stages outside their
+//	                 clocks)
 //	e2e-sec/op       mean of the stage times summed (sec/op without the loop)
 //	p50-sec, p99-sec percentiles of the per-iteration end-to-end time
 //	                 (with few iterations, p99 is the slowest one)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"time"
@@ -34,24 +35,35 @@ func (s Stage) String() string {
 	return stageNames[s]
 }
 
-// Meter records how long each stage of one Run took and, when CountAllocs
-// is set, how many heap allocations it made (runtime.MemStats.Mallocs,
-// which stops the world: only for untimed runs).
+// Meter records how long each stage of one Run took; when CountAllocs is
+// set, how many heap allocations it made (runtime.MemStats.Mallocs, which
+// stops the world: only for untimed runs); and when CountGC is set, how
+// many GC cycles completed while it ran (runtime/metrics
+// /gc/cycles/total:gc-cycles). Neither count's reading is in the stage
+// times: each is taken after a stage's clock stops and before the next
+// one's starts.
 type Meter struct {
 	Time        [NumStages]time.Duration
 	Allocs      [NumStages]uint64
+	GCs         [NumStages]uint64
 	CountAllocs bool
+	CountGC     bool
 
 	last    time.Time
 	mallocs uint64
 	ms      runtime.MemStats
+	gc      [1]metrics.Sample
+	cycles  uint64
 }
 
 func (m *Meter) start() {
-	m.Time, m.Allocs = [NumStages]time.Duration{}, [NumStages]uint64{}
+	m.Time, m.Allocs, m.GCs = [NumStages]time.Duration{}, [NumStages]uint64{}, [NumStages]uint64{}
 	if m.CountAllocs {
 		runtime.ReadMemStats(&m.ms)
 		m.mallocs = m.ms.Mallocs
+	}
+	if m.CountGC {
+		m.cycles = m.gcCycles()
 	}
 	m.last = time.Now()
 }
@@ -63,10 +75,30 @@ func (m *Meter) lap(s Stage) {
 		runtime.ReadMemStats(&m.ms)
 		m.Allocs[s] = m.ms.Mallocs - m.mallocs
 		m.mallocs = m.ms.Mallocs
+	}
+	if m.CountGC {
+		c := m.gcCycles()
+		m.GCs[s] = c - m.cycles
+		m.cycles = c
+	}
+	if m.CountAllocs || m.CountGC {
 		now = time.Now()
 	}
 	m.last = now
 }
+
+// gcCycles reads the number of GC cycles completed so far; 0 when the
+// runtime does not report it.
+func (m *Meter) gcCycles() uint64 {
+	m.gc[0].Name = gcCyclesMetric
+	metrics.Read(m.gc[:])
+	if m.gc[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return m.gc[0].Value.Uint64()
+}
+
+const gcCyclesMetric = "/gc/cycles/total:gc-cycles"
 
 // Total is the sum of the stage times.
 func (m *Meter) Total() time.Duration {
