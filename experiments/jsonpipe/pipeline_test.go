@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -138,4 +139,37 @@ func readFile(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestMeterCountsGC: a Meter with CountGC attributes a GC cycle to the
+// stage it completed in, and none to a stage without one.
+func TestMeterCountsGC(t *testing.T) {
+	tests := []struct {
+		name   string
+		gcIn   Stage
+		stages []Stage
+	}{
+		{"in build", Build, []Stage{Parse, Build, Marshal}},
+		{"in marshal", Marshal, []Stage{Parse, Build, Marshal}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Meter{CountGC: true}
+			m.start()
+			for _, s := range tt.stages {
+				if s == tt.gcIn {
+					runtime.GC()
+				}
+				m.lap(s)
+			}
+			for _, s := range tt.stages {
+				switch got := m.GCs[s]; {
+				case s == tt.gcIn && got < 1:
+					t.Errorf("%s: %d GC cycles counted, want at least the forced one", s, got)
+				case s != tt.gcIn && got > 1:
+					t.Errorf("%s: %d GC cycles counted in a stage that forced none", s, got)
+				}
+			}
+		})
+	}
 }
