@@ -199,7 +199,7 @@ func CompareAlong(pts []AxisPoint, opt Options) CrossAnalysis {
 		out.Points = append(out.Points, crossPoint(pt, out.Paired, opt))
 		size := [2]int{len(pt.A), len(pt.B)}
 		if out.Paired {
-			size = [2]int{len(LogRatios(pt.RA, pt.RB))}
+			size = [2]int{len(opt.LogRatios(pt.RA, pt.RB))}
 		}
 		p, ok := steps[size]
 		if !ok {
@@ -354,7 +354,7 @@ func crossStepP(pt AxisPoint, paired bool, opt Options) float64 {
 	var p func(c int) float64
 	var n int
 	if paired {
-		n = len(LogRatios(pt.RA, pt.RB))
+		n = len(opt.LogRatios(pt.RA, pt.RB))
 		d := make([]float64, n)
 		p = func(c int) float64 {
 			for i := range d {
@@ -397,7 +397,7 @@ func crossStepP(pt AxisPoint, paired bool, opt Options) float64 {
 func crossPoint(pt AxisPoint, paired bool, opt Options) CrossPoint {
 	cp := CrossPoint{X: pt.X}
 	if paired {
-		d := LogRatios(pt.RA, pt.RB)
+		d := opt.LogRatios(pt.RA, pt.RB)
 		r := opt.PairedLogs(d)
 		cp.Ratio, cp.N, cp.P = r.Ratio, r.N, r.P
 		cp.effect = math.Log(r.Ratio)

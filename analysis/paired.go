@@ -50,18 +50,115 @@ func (r Ratio) Excludes(x float64) bool { return r.HasInterval() && (r.Lo > x ||
 // LogRatios returns log(num[r]/den[r]) for every round present in both maps
 // with positive values, in round order.
 func LogRatios(num, den map[int]float64) []float64 {
-	rounds := make([]int, 0, len(num))
+	_, d := roundLogRatios(num, den)
+	return d
+}
+
+// roundLogRatios is LogRatios with the round of each log-ratio.
+func roundLogRatios(num, den map[int]float64) (rounds []int, d []float64) {
+	rounds = make([]int, 0, len(num))
 	for r, x := range num {
 		if y, ok := den[r]; ok && x > 0 && y > 0 {
 			rounds = append(rounds, r)
 		}
 	}
 	slices.Sort(rounds)
-	out := make([]float64, len(rounds))
+	d = make([]float64, len(rounds))
 	for i, r := range rounds {
-		out[i] = math.Log(num[r]) - math.Log(den[r])
+		d[i] = math.Log(num[r]) - math.Log(den[r])
+	}
+	return rounds, d
+}
+
+// LogRatios returns the independent log-ratios of num against den under
+// o: one per round, or, for a run whose rounds shared link layouts
+// (o.PerLayout > 1), one per cluster of rounds on one layout, the median
+// of the cluster's log-ratios, in cluster order.
+func (o Options) LogRatios(num, den map[int]float64) []float64 {
+	return o.clusters(roundLogRatios(num, den))
+}
+
+// clusters summarises per-round log-ratios d (of rounds, ascending) by
+// layout cluster when o.PerLayout > 1; otherwise it returns d.
+func (o Options) clusters(rounds []int, d []float64) []float64 {
+	if o.PerLayout <= 1 {
+		return d
+	}
+	var out, cur []float64
+	last := -1
+	for i, r := range rounds {
+		c := (r - 1) / o.PerLayout
+		if c != last && len(cur) > 0 {
+			out = append(out, median(sortedFinite(cur)))
+			cur = cur[:0]
+		}
+		last = c
+		cur = append(cur, d[i])
+	}
+	if len(cur) > 0 {
+		out = append(out, median(sortedFinite(cur)))
 	}
 	return out
+}
+
+// LayoutSpread is what one benchmark's link layout alone moves a paired
+// ratio by, from a run whose rounds shared layouts in clusters of
+// o.PerLayout: a one-way analysis of variance of the per-round
+// log-ratios by cluster. Within a cluster both builds keep their layouts,
+// so the log-ratios vary by noise alone (variance w); across clusters by
+// noise and the two builds' layouts (variance of cluster means b = s²_L +
+// w/k for clusters of k rounds). The layout component s²_L = b − w/k,
+// floored at 0, is returned as a log-scale standard deviation, with the
+// noise's w as a per-round standard deviation; ok is false without at
+// least three clusters of two rounds or more.
+func (o Options) LayoutSpread(num, den map[int]float64) (layout, noise float64, ok bool) {
+	if o.PerLayout <= 1 {
+		return 0, 0, false
+	}
+	rounds, d := roundLogRatios(num, den)
+	groups := map[int][]float64{}
+	for i, r := range rounds {
+		if !math.IsNaN(d[i]) {
+			c := (r - 1) / o.PerLayout
+			groups[c] = append(groups[c], d[i])
+		}
+	}
+	var means []float64
+	within, dfWithin, size := 0.0, 0, 0.0
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		m := mean(g)
+		for _, x := range g {
+			within += (x - m) * (x - m)
+		}
+		dfWithin += len(g) - 1
+		means = append(means, m)
+		size += 1 / float64(len(g))
+	}
+	if len(means) < 3 || dfWithin == 0 {
+		return 0, 0, false
+	}
+	w := within / float64(dfWithin)
+	m := mean(means)
+	between := 0.0
+	for _, x := range means {
+		between += (x - m) * (x - m)
+	}
+	between /= float64(len(means) - 1)
+	// The average of 1/k over clusters: the share of w in a cluster
+	// mean's variance.
+	lv := between - w*size/float64(len(means))
+	return math.Sqrt(math.Max(0, lv)), math.Sqrt(w), true
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }
 
 // PairedRatio compares num with den round by round (see [Ratio]).
@@ -79,8 +176,14 @@ func GeomeanRatio(pairs [][2]map[int]float64, confidence float64) Ratio {
 // geomeanLogs is, in each round where every pair was measured, the mean of
 // the pairs' log-ratios, in round order.
 func geomeanLogs(pairs [][2]map[int]float64) []float64 {
+	_, d := geomeanRoundLogs(pairs)
+	return d
+}
+
+// geomeanRoundLogs is geomeanLogs with the round of each value.
+func geomeanRoundLogs(pairs [][2]map[int]float64) ([]int, []float64) {
 	if len(pairs) == 0 {
-		return nil
+		return nil, nil
 	}
 	sum := map[int]float64{}
 	count := map[int]int{}
@@ -103,7 +206,7 @@ func geomeanLogs(pairs [][2]map[int]float64) []float64 {
 	for i, r := range rounds {
 		d[i] = sum[r] / float64(len(pairs))
 	}
-	return d
+	return rounds, d
 }
 
 // PairedLogs summarises per-round log-ratios d for a fixed number of
@@ -241,7 +344,7 @@ func sortedIdx(ps []float64) []int {
 // and [Options.Geomean]), so a run analysed under another rule (a
 // sequential run's anytime-valid intervals) changes in one place.
 func (o Options) Paired(num, den map[int]float64) Ratio {
-	return o.PairedLogs(LogRatios(num, den))
+	return o.PairedLogs(o.LogRatios(num, den))
 }
 
 // PairedLogs summarises per-round log-ratios at the options' confidence:
@@ -256,10 +359,7 @@ func (o Options) PairedLogs(d []float64) Ratio {
 
 // Geomean is the paired geometric mean of several ratios (see [GeomeanRatio]).
 func (o Options) Geomean(pairs [][2]map[int]float64) Ratio {
-	if o.Anytime {
-		return o.PairedLogs(geomeanLogs(pairs))
-	}
-	return GeomeanRatio(pairs, o.Confidence)
+	return o.PairedLogs(o.clusters(geomeanRoundLogs(pairs)))
 }
 
 // PairedIntervalName names the interval [Options.PairedLogs] gives, for

@@ -33,6 +33,13 @@ type Options struct {
 	// it is a sequential run's initial pass: claim judges there the first
 	// look of each check without a confidence sequence.
 	FirstLook int
+	// PerLayout, when > 1, is the number of consecutive rounds that shared
+	// one random link layout of every build (a run relinked with
+	// -randlayout; engine's layout.go). Rounds on one layout are not
+	// independent: every paired comparison then summarises each cluster
+	// of PerLayout rounds by the median of its log-ratios and computes
+	// the estimate and interval over clusters ([Options.LogRatios]).
+	PerLayout int
 }
 
 // DefaultOptions returns alpha 0.05 and 95% confidence, benchstat's defaults.

@@ -444,12 +444,16 @@ func (r *rounds) runMore(ctx context.Context) error {
 func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 	var results []*benchfmt.Result
 	var failures []store.Failure
+	bins, err := r.binsFor(ctx, round, order)
+	if err != nil {
+		return err
+	}
 	for _, ci := range order {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		cell := r.plan.Cells[ci]
-		bin, ok := r.bins[cell.Config]
+		bin, ok := bins[cell.Config]
 		if !ok {
 			continue
 		}

@@ -23,7 +23,7 @@ const (
 // benchtime, so that the run ends within opt.Budget. It times one cell to
 // learn what a cell costs on this machine, and says what it chose before the
 // run starts.
-func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, meas *measurer, progress io.Writer) error {
+func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, meas *measurer, lay *layouts, progress io.Writer) error {
 	start := time.Now()
 	var probe plan.Cell
 	cells := 0
@@ -52,7 +52,7 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 	if bench == 0 { // an iteration count: the probe's time is all we know
 		overhead = cell / 2
 	}
-	f := Fit{Budget: opt.Budget, Cells: cells, Cell: cell, Overhead: overhead, Benchtime: mode.Benchtime}
+	f := Fit{Budget: opt.Budget, Cells: cells, Cell: cell, Overhead: overhead, Benchtime: mode.Benchtime, Relink: lay.perRound()}
 	if !opt.NoProfile && mode.Profile != "off" {
 		pb := benchDuration(mode.ProfileBenchtime) * time.Duration(ncpu)
 		f.Profile = time.Duration(2*cells) * pb
@@ -81,12 +81,13 @@ type Fit struct {
 	Overhead  time.Duration // the part of Cell that does not scale with benchtime
 	Benchtime string
 	Profile   time.Duration // estimated profiling pass
+	Relink    time.Duration // relinking random layouts, per round (layout.go)
 }
 
 // Solve returns the rounds and benchtime that fit, and the estimated time.
 func (f Fit) Solve() (rounds int, benchtime string, estimate time.Duration, err error) {
 	avail := f.Budget - f.Profile
-	perRound := time.Duration(f.Cells) * f.Cell
+	perRound := time.Duration(f.Cells)*f.Cell + f.Relink
 	if perRound <= 0 {
 		return minRounds, f.Benchtime, f.Profile, nil
 	}
@@ -95,7 +96,7 @@ func (f Fit) Solve() (rounds int, benchtime string, estimate time.Duration, err 
 		return n, f.Benchtime, time.Duration(n)*perRound + f.Profile, nil
 	}
 	// Six rounds do not fit: shorten the part of each cell that benchtime drives.
-	fixed := time.Duration(minRounds*f.Cells) * f.Overhead
+	fixed := time.Duration(minRounds*f.Cells)*f.Overhead + minRounds*f.Relink
 	scalable := time.Duration(minRounds*f.Cells) * (f.Cell - f.Overhead)
 	if avail <= fixed || scalable <= 0 {
 		need := fixed + f.Profile

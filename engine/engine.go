@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +86,12 @@ type Options struct {
 	// of fixed rounds (followup.go). Without one a run is never sequential
 	// and takes no first look.
 	Judge Judge
+	// Layout is LayoutRandom to relink every build with a fresh random
+	// function layout every few rounds, so that comparisons of builds
+	// hold over layouts (layout.go); "" or LayoutFixed links each build
+	// once.
+	Layout string
+
 	// Repeat is the value of a process from its repetitions' values
 	// (repeats.go; perflab passes their median); nil runs one repetition
 	// per process.
@@ -156,6 +163,10 @@ func Resume(ctx context.Context, opt Options, runID int64) (*Result, error) {
 	opt.NoProfile, opt.Cells, opt.Seed, opt.Budget = saved.NoProfile, convertCells[plan.Cell](saved.Cells), run.Seed, 0
 	opt.Measure = saved.Measure
 	opt.Sources = saved.Sources
+	opt.Layout = LayoutFixed
+	if saved.Layout != nil {
+		opt.Layout = LayoutRandom
+	}
 	return execute(ctx, opt, run)
 }
 
@@ -232,8 +243,18 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return nil, err
 		}
 	}
+	lay, err := startLayouts(ctx, opt, resume, p, mode, bins, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer lay.close()
+	if seq != nil && lay != nil {
+		// The initial pass gives every compared ratio its first
+		// interval: as many layouts as it would have rounds.
+		seq.initial *= lay.per
+	}
 	if opt.Budget > 0 && resume == nil {
-		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, meas, progress); err != nil {
+		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, meas, lay, progress); err != nil {
 			return nil, err
 		}
 		p.Rounds = mode.Rounds
@@ -244,7 +265,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	joined := false
 	if run == nil {
 		saved := store.Plan{Mode: opt.Mode, Rounds: mode.Rounds, Benchtime: mode.Benchtime, CPU: mode.CPU, NoProfile: opt.NoProfile,
-			Cells: convertCells[store.Cell](opt.Cells), Sources: opt.Sources, Measure: opt.Measure, Sequential: seq != nil, Decide: seq.decide(opt)}
+			Cells: convertCells[store.Cell](opt.Cells), Sources: opt.Sources, Measure: opt.Measure, Sequential: seq != nil, Decide: seq.decide(opt), Layout: lay.plan()}
 		if seq == nil && followsUp(opt, rules) {
 			saved.FirstLook = mode.Rounds
 		}
@@ -313,7 +334,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		}
 	}
 
-	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, seq: seq, meas: meas}
+	r := &rounds{opt: opt, plan: p, mode: mode, timeout: timeout, bins: bins, runID: run.ID, progress: progress, res: res, seq: seq, meas: meas, lay: lay}
 	r.firstLook = run.Plan.FirstLook
 	err = r.runAll(ctx)
 	if err == nil {
@@ -330,6 +351,9 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return finish("failed", err)
 	}
 
+	if err := lay.record(ctx, opt.DB, run.ID); err != nil {
+		return finish("failed", err)
+	}
 	if !opt.NoProfile && opt.Shard.owns(1) && (resume == nil || !hasArtifacts(ctx, opt.DB, run.ID, progress)) {
 		profileAll(ctx, opt, p, mode, bins, res, progress)
 	}
@@ -507,6 +531,7 @@ type rounds struct {
 	progress io.Writer
 	res      *Result
 	meas     *measurer    // nil unless instructions are measured too
+	lay      *layouts     // nil unless builds are relinked with random layouts
 	seq      *sequential  // nil for a run of fixed rounds
 	noise    *store.Noise // measured before the next sequential round; stored with it
 	eff      efficiency
@@ -549,12 +574,17 @@ func (r *rounds) runAll(ctx context.Context) error {
 		}
 		var results []*benchfmt.Result
 		var failures, skipped []store.Failure
-		for i, ci := range r.plan.Order(round) {
+		order := r.plan.Order(round)
+		bins, err := r.binsFor(ctx, round, order)
+		if err != nil {
+			return err
+		}
+		for i, ci := range order {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			cell := r.plan.Cells[ci]
-			bin, ok := r.bins[cell.Config]
+			bin, ok := bins[cell.Config]
 			if !ok {
 				continue
 			}
@@ -649,13 +679,18 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 		Binary: bin, Dir: r.opt.packageDirOf(cell.Config), Bench: re, Benchtime: r.mode.Benchtime,
 		CPU: r.mode.CPU, Env: cfg.ExecEnv(), Timeout: r.timeout,
 	})
+	labels := []benchfmt.Config{
+		{Key: "config", Value: []byte(cell.Config), File: true},
+		{Key: "round", Value: []byte(strconv.Itoa(round))},
+	}
+	if seed, ok := r.lay.seedOf(cell.Config, round); ok && round > 0 {
+		labels = append(labels, benchfmt.Config{Key: "layout", Value: []byte(strconv.FormatInt(seed, 10))})
+	}
 	for i, res := range out {
 		// Rebuild rather than append: benchfmt indexes Config lazily.
 		out[i] = &benchfmt.Result{
-			Config: append(res.Clone().Config,
-				benchfmt.Config{Key: "config", Value: []byte(cell.Config), File: true},
-				benchfmt.Config{Key: "round", Value: []byte(strconv.Itoa(round))}),
-			Name: res.Name, Iters: res.Iters, Values: res.Values,
+			Config: append(res.Clone().Config, labels...),
+			Name:   res.Name, Iters: res.Iters, Values: res.Values,
 		}
 	}
 	if r.meas != nil && len(out) > 0 && ctx.Err() == nil {
@@ -810,4 +845,30 @@ func slug(name string) string {
 		}
 		return '_'
 	}, name)
+}
+
+// binsFor is the binary each config of the cells in order runs in round:
+// its layout's relink when builds are relinked, else its one build.
+func (r *rounds) binsFor(ctx context.Context, round int, order []int) (map[string]string, error) {
+	if r.lay == nil {
+		return r.bins, nil
+	}
+	var configs []string
+	for _, ci := range order {
+		if c := r.plan.Cells[ci].Config; !slices.Contains(configs, c) {
+			configs = append(configs, c)
+		}
+	}
+	relinked, err := r.lay.forRound(ctx, round, configs)
+	if err != nil {
+		return nil, err
+	}
+	bins := map[string]string{}
+	for c, bin := range r.bins {
+		bins[c] = bin
+		if b, ok := relinked[c]; ok {
+			bins[c] = b
+		}
+	}
+	return bins, nil
 }

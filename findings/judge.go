@@ -40,8 +40,8 @@ const DecidePrecision = 0.01
 // whatever α a report of the run is later asked for, since they decided
 // when it stopped; the rule of its claims is the one its analysis applies
 // (Sampling.Options).
-func sequentialOptions(initial int) analysis.Options {
-	return Sampling{Sequential: true, Initial: initial}.Options(analysis.Options{Alpha: 0.05, Confidence: 0.95})
+func sequentialOptions(p store.Plan) analysis.Options {
+	return Sampling{Sequential: true, Initial: p.Rounds, PerLayout: perLayout(p)}.Options(analysis.Options{Alpha: 0.05, Confidence: 0.95})
 }
 
 // Judged is a counted claim check or a compared ratio of a run, judged on
@@ -125,11 +125,11 @@ func (j Judge) Sequential(ctx context.Context, runID int64) ([]Judged, error) {
 // (claim.LookOptions): the checks it leaves undecided get follow-up
 // rounds.
 func (j Judge) FirstLook(ctx context.Context, runID int64) ([]Judged, error) {
-	_, s, cells, results, err := j.read(ctx, runID)
+	run, s, cells, results, err := j.read(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	return firstLookItems(s, cells, results), nil
+	return firstLookItems(run.Plan, s, cells, results), nil
 }
 
 // read reads what judging a run needs: the run, its spec, its cells and
@@ -180,7 +180,7 @@ func runCells(run *store.Run, s *spec.Spec) ([]plan.Cell, error) {
 // far more often than α. They are judged at two looks when the run is
 // analysed (claim.LookRule); fixed labels them.
 func sequentialItems(p store.Plan, s *spec.Spec, cells []plan.Cell, samples []*analysis.Sample) (items []Judged, fixed []string) {
-	opt := sequentialOptions(p.Rounds)
+	opt := sequentialOptions(p)
 	eachCounted(s, samples, opt, func(c claim.Result, i int, ch spec.Check, cr claim.CheckResult) {
 		label := fmt.Sprintf("%s check %d", c.ID, i+1)
 		if !cr.Sequence {
@@ -199,10 +199,10 @@ func sequentialItems(p store.Plan, s *spec.Spec, cells []plan.Cell, samples []*a
 }
 
 // firstLookItems judges every counted check at the first look.
-func firstLookItems(s *spec.Spec, cells []plan.Cell, results []*benchfmt.Result) []Judged {
+func firstLookItems(p store.Plan, s *spec.Spec, cells []plan.Cell, results []*benchfmt.Result) []Judged {
 	// Every stored round is a planned one here: the first look's options
 	// judge them as the analysis will.
-	first, _ := claim.LookOptions(analysis.DefaultOptions())
+	first, _ := claim.LookOptions(Sampling{PerLayout: perLayout(p)}.Options(analysis.DefaultOptions()))
 	samples := analysis.Collect(results)
 	var out []Judged
 	eachCounted(s, samples, first, func(c claim.Result, i int, ch spec.Check, cr claim.CheckResult) {
@@ -328,10 +328,14 @@ func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sampl
 
 // judgeRatio judges one ratio num/den with the confidence sequence.
 func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, den *analysis.Sample, cells []plan.Cell) Judged {
-	lr := analysis.LogRatios(num.ByRound(), den.ByRound())
+	lr := opt.LogRatios(num.ByRound(), den.ByRound())
 	r := opt.PairedLogs(lr)
+	// N and More count rounds; with shared layouts, lr has one value a
+	// cluster of rounds.
+	rounds := len(analysis.LogRatios(num.ByRound(), den.ByRound()))
+	per := max(1, opt.PerLayout)
 	it := Judged{Label: label + " (" + unit + ")", Cells: cells, Unit: unit, Samples: true, More: -1,
-		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: r.N, MinRounds: InitialRounds,
+		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: rounds, MinRounds: InitialRounds * per,
 		HasInterval: r.HasInterval(), Excludes: r.Excludes(1)}
 	target := d.Precision
 	switch {
@@ -349,7 +353,7 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 		target = math.Max(DecidePrecision, math.Abs(math.Log(r.Ratio)))
 	}
 	if !it.Decided && len(lr) >= 2 {
-		it.More = analysis.RoundsToHalfWidth(lr, target, opt.Confidence, opt.AnytimeTarget, 100000) - len(lr)
+		it.More = (analysis.RoundsToHalfWidth(lr, target, opt.Confidence, opt.AnytimeTarget, 100000) - len(lr)) * per
 	}
 	return it
 }

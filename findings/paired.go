@@ -40,6 +40,29 @@ type PairedRow struct {
 	Signif  bool           `json:"significant"`
 	Same    bool           `json:"same"` // every value on both sides is the same (e.g. 0 allocs/op)
 	Verdict Change         `json:"verdict"`
+	// Layout is what one side's link layout alone moves this row by, a
+	// standard deviation on the log scale (analysis.Options.LayoutSpread,
+	// split evenly between the two sides), when the run sampled layouts
+	// and has enough clusters to tell; LayoutKnown says it does.
+	Layout      float64 `json:"layout_sd,omitempty"`
+	LayoutKnown bool    `json:"layout_known,omitempty"`
+	// WorkUnchanged marks a time row (sec/op, cpu-sec/op) that changed
+	// decidedly while the same benchmark's instructions/op stayed within
+	// ±1% (InstructionsBand): the change is not in the work executed but
+	// in how fast it ran (layout, alignment, caches).
+	WorkUnchanged bool `json:"work_unchanged,omitempty"`
+}
+
+// InstructionsBand is how far instructions/op may move for the executed
+// work to count as unchanged ([PairedRow.WorkUnchanged]).
+const InstructionsBand = 0.01
+
+// PairedLayout says how a paired comparison's builds were linked when
+// layouts were sampled: each side relinked with a fresh random layout
+// every PerLayout rounds, Layouts of them per side.
+type PairedLayout struct {
+	PerLayout int `json:"per_layout"`
+	Layouts   int `json:"layouts"`
 }
 
 // PairedGeomean is the paired geomean ratio of one unit.
@@ -62,6 +85,9 @@ type PairedResult struct {
 	// a run sampled sequentially, whose intervals are anytime-valid.
 	Rounds  int  `json:"rounds"`
 	Anytime bool `json:"anytime"`
+	// Layout is set when the run sampled link layouts; nil for a run that
+	// linked each side once, whose verdicts hold for those two binaries.
+	Layout *PairedLayout `json:"layout"`
 }
 
 // LoadPaired reads a stored run and compares its configs newCfg and
@@ -128,8 +154,17 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		sh := opt.Shift(o.Values, n.Values)
 		om, nm := o.ByRound(), n.ByRound()
 		row := PairedRow{Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Ratio: opt.Paired(nm, om), Same: sh.AllEqual}
+		if l, _, ok := opt.LayoutSpread(nm, om); ok {
+			row.Layout, row.LayoutKnown = l/math.Sqrt2, true
+		}
 		res.Rows = append(res.Rows, row)
-		res.Rounds = max(res.Rounds, row.Ratio.N)
+		res.Rounds = max(res.Rounds, len(analysis.LogRatios(nm, om)))
+		if opt.PerLayout > 1 {
+			if res.Layout == nil {
+				res.Layout = &PairedLayout{PerLayout: opt.PerLayout}
+			}
+			res.Layout.Layouts = max(res.Layout.Layouts, row.Ratio.N)
+		}
 		if row.Ratio.N > 0 {
 			pairs[k.unit] = append(pairs[k.unit], [2]map[int]float64{nm, om})
 		}
@@ -153,7 +188,27 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps)})
 		}
 	}
+	markWorkUnchanged(res.Rows)
 	return res
+}
+
+// markWorkUnchanged sets WorkUnchanged on the decided time rows whose
+// benchmark's instructions/op interval lies within ±InstructionsBand.
+func markWorkUnchanged(rows []PairedRow) {
+	steady := map[string]bool{}
+	for _, r := range rows {
+		if r.Unit == "instructions/op" && (r.Same || r.Ratio.HasInterval() &&
+			r.Ratio.Lo >= 1/(1+InstructionsBand) && r.Ratio.Hi <= 1+InstructionsBand) {
+			steady[r.Name] = true
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if (r.Unit == "sec/op" || r.Unit == "cpu-sec/op") && r.Verdict != NoDifference && steady[r.Name] &&
+			math.Abs(math.Log(r.Ratio.Ratio)) > math.Log1p(InstructionsBand) {
+			r.WorkUnchanged = true
+		}
+	}
 }
 
 // judge reads a significant ratio in the unit's direction: sec/op faster

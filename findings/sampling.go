@@ -28,6 +28,10 @@ type Sampling struct {
 	// sequence take their first look there (claim.LookRule). 0 for a run
 	// of fixed rounds.
 	Initial int
+	// PerLayout, when > 1, is the number of consecutive rounds that
+	// shared one random link layout of every build
+	// (analysis.Options.PerLayout); 0 for a run linked once per build.
+	PerLayout int
 }
 
 // SamplingOf reads a stored run's sampling from its plan; a run without one
@@ -36,7 +40,7 @@ func SamplingOf(run *store.Run) Sampling {
 	if run == nil {
 		return Sampling{}
 	}
-	s := Sampling{Sequential: run.Plan.Sequential, FirstLook: run.Plan.FirstLook}
+	s := Sampling{Sequential: run.Plan.Sequential, FirstLook: run.Plan.FirstLook, PerLayout: perLayout(run.Plan)}
 	if s.Sequential {
 		s.Initial = run.Plan.Rounds
 	}
@@ -49,6 +53,7 @@ func SamplingOf(run *store.Run) Sampling {
 // of fixed rounds with follow-up rounds takes its first look after its
 // planned rounds.
 func (s Sampling) Options(opt analysis.Options) analysis.Options {
+	opt.PerLayout = s.PerLayout
 	if s.Sequential {
 		opt.Anytime, opt.FirstLook = true, s.Initial
 	} else if s.FirstLook > 0 {
@@ -84,4 +89,13 @@ func (s Sampling) Planned(results []*benchfmt.Result) []*benchfmt.Result {
 		out = append(out, r)
 	}
 	return out
+}
+
+// perLayout is the rounds one random layout served in a run of plan p; 0
+// for a run linked once per build.
+func perLayout(p store.Plan) int {
+	if p.Layout == nil {
+		return 0
+	}
+	return p.Layout.PerLayout
 }

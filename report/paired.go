@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +18,9 @@ import (
 // "slower", or "no difference (±0.8%)" — no change was detected, and the
 // interval's half-width says how small a change could have been missed.
 func pairedVerdict(p findings.PairedRow) string {
+	if p.WorkUnchanged {
+		return string(p.Verdict) + ", instructions/op unchanged"
+	}
 	if p.Verdict != findings.NoDifference {
 		return string(p.Verdict)
 	}
@@ -57,17 +61,28 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 	conf := fmt.Sprintf("%.0f%% CI", (1-r.Alpha)*100)
 	same := sameUnits(r)
 	rows := slices.DeleteFunc(slices.Clone(r.Rows), func(row findings.PairedRow) bool { return slices.Contains(same, row.Unit) })
+	layoutHead, gap := "", "\t\t\t\t\t\t\t"
+	if r.Layout != nil {
+		layoutHead, gap = "\tlayout", gap+"\t"
+	}
 	byUnit(tw, rows, func(r findings.PairedRow) string { return r.Unit },
-		func(unit string) { fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (BH)\tverdict\t\n", unit, conf) },
+		func(unit string) {
+			fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (BH)%s\tverdict\t\n", unit, conf, layoutHead)
+		},
 		func(row findings.PairedRow) {
 			mark := gateOf(gate, "", row.Name, row.Unit).verdict(pairedVerdict(row), ruleText)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2g\t%s\t\n", row.Name, FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit),
-				FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, mark)
+			lay := ""
+			if r.Layout != nil {
+				lay = "\t" + layoutSpread(row)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2g%s\t%s\t\n", row.Name, FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit),
+				FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, lay, mark)
 		},
-		func(unit string) { pairedGeomeanText(tw, r, unit) }, "\t\t\t\t\t\t\t")
+		func(unit string) { pairedGeomeanText(tw, r, unit) }, gap)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "\n%s\n", LayoutWords(r.Layout))
 	if len(r.Rows) == 0 {
 		fmt.Fprintln(w, "no benchmark ran on both sides")
 	}
@@ -88,8 +103,32 @@ func ruleText(t compare.Threshold) string { return t.Text }
 
 func pairedGeomeanText(w io.Writer, r *findings.PairedResult, unit string) {
 	if g, ok := r.GeomeanFor(unit); ok {
-		fmt.Fprintf(w, "geomean (%d)\t\t\t%s\t%s\t\t\t\n", g.N, FormatRatio(g.Ratio.Ratio), formatRatioCI(g.Ratio))
+		gap := "\t\t\t"
+		if r.Layout != nil {
+			gap += "\t"
+		}
+		fmt.Fprintf(w, "geomean (%d)\t\t\t%s\t%s%s\n", g.N, FormatRatio(g.Ratio.Ratio), formatRatioCI(g.Ratio), gap)
 	}
+}
+
+// layoutSpread is a row's spread from link layout alone: "±9.1%", what
+// one side's layout moves the benchmark by in 95% of layouts (1.96
+// standard deviations), or "?" without enough layouts to tell.
+func layoutSpread(row findings.PairedRow) string {
+	if !row.LayoutKnown {
+		return "?"
+	}
+	return fmt.Sprintf("±%.1f%%", 100*math.Expm1(1.96*row.Layout))
+}
+
+// LayoutWords says how a paired comparison's builds were linked, and so
+// what its verdicts are about: the source over layouts, or two binaries.
+func LayoutWords(l *findings.PairedLayout) string {
+	if l == nil {
+		return "link layout: fixed (each side linked once): the verdicts hold for these two binaries only; --layout random samples layouts so they hold for the source"
+	}
+	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every %d rounds, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts)",
+		l.PerLayout, l.Layouts)
 }
 
 // PairedJSON writes a paired comparison and its gate's rulings (nil: no
@@ -121,7 +160,11 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gat
 			return
 		}
 		if g, ok := r.GeomeanFor(unit); ok {
-			fmt.Fprintf(&b, "| **geomean** (%d) | | | **%s** | %s | | |\n", g.N, FormatRatio(g.Ratio.Ratio), formatRatioCI(g.Ratio))
+			gap := ""
+			if r.Layout != nil {
+				gap = " |"
+			}
+			fmt.Fprintf(&b, "| **geomean** (%d) | | | **%s** | %s | |%s |\n", g.N, FormatRatio(g.Ratio.Ratio), formatRatioCI(g.Ratio), gap)
 		}
 		if unit != "sec/op" {
 			b.WriteString("\n</details>\n")
@@ -139,7 +182,11 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gat
 			if unit != "sec/op" {
 				fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", esc(unit))
 			}
-			fmt.Fprintf(&b, "| %s | old | new | new/old | %.0f%% CI | p (BH) | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", esc(unit), (1-r.Alpha)*100)
+			if r.Layout != nil {
+				fmt.Fprintf(&b, "| %s | old | new | new/old | %.0f%% CI | p (BH) | layout | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", esc(unit), (1-r.Alpha)*100)
+			} else {
+				fmt.Fprintf(&b, "| %s | old | new | new/old | %.0f%% CI | p (BH) | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", esc(unit), (1-r.Alpha)*100)
+			}
 		}
 		g := gateOf(gate, "", row.Name, row.Unit)
 		v := pairedVerdict(row)
@@ -158,8 +205,12 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gat
 			}
 			v += " **FAIL** `" + strings.Join(rules, " ") + "`"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2g | %s |\n", esc(row.Name), FormatStat(row.Old, unit), FormatStat(row.New, unit),
-			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, esc(v))
+		lay := ""
+		if r.Layout != nil {
+			lay = " " + layoutSpread(row) + " |"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2g |%s %s |\n", esc(row.Name), FormatStat(row.Old, unit), FormatStat(row.New, unit),
+			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, lay, esc(v))
 	}
 	closeUnit()
 	if len(r.Rows) == 0 {
@@ -236,6 +287,7 @@ func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
 		how = fmt.Sprintf("perflab run %d: %s", src.RunID, how)
 	}
 	out = append(out, fmt.Sprintf("%s; %.0f%% intervals, p adjusted by Benjamini–Hochberg across each unit's rows. %s", how, (1-r.Alpha)*100, analysis.PairedMethod))
+	out = append(out, LayoutWords(r.Layout))
 	for _, k := range []string{"cpu", "noise-before", "noise-after"} {
 		for _, kv := range src.Env {
 			if kv.Key == k && kv.Value != "" {

@@ -39,6 +39,11 @@ type Plan struct {
 	// of fixed rounds and for sequential runs stored by older versions.
 	Decide *Decide `json:"decide,omitempty"`
 
+	// Layout is how the run's builds were linked: nil for one link per
+	// build (the linker's default layout), set when every build was
+	// relinked with random layouts (engine.LayoutRandom).
+	Layout *Layout `json:"layout,omitempty"`
+
 	// Stop is how a sequential run's sampling ended (zero until then).
 	Stop Stop `json:"-"`
 }
@@ -129,4 +134,12 @@ func (db *DB) SetStop(ctx context.Context, runID int64, s Stop) error {
 		return db.runNotFound(runID)
 	}
 	return nil
+}
+
+// Layout records a run whose builds were relinked with random function
+// layouts (-ldflags=-randlayout): each layout served PerLayout consecutive
+// rounds, and every build's seed for a cluster of rounds follows from the
+// run's seed (engine.LayoutSeed).
+type Layout struct {
+	PerLayout int `json:"per_layout"`
 }

@@ -154,6 +154,7 @@ func init() {
 		if err := f.seq.check(); err != nil {
 			return usageError(err)
 		}
+		f.seq.layoutDefault(engine.LayoutRandom)
 		unit, limits := abGateUnit(f.seq.unit, rules)
 		sides, err := abSettings(f.configs)
 		if err != nil {

@@ -94,6 +94,7 @@ func (f *bisectFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 4")
 	fs.DurationVar(&f.budget, "budget", 0, "finish within this `duration`: each step gets an equal share of what is left (0: no limit but --max-rounds)")
 	fs.IntVar(&f.seq.maxRounds, "max-rounds", 100, "at most `N` rounds a step")
+	f.seq.layoutFlag(fs)
 	fs.StringVar(&f.seq.unit, "unit", "", "`unit` the steps decide on: sec/op (default), cpu-sec/op, or instructions/op (the default with --measure instructions)")
 	fs.StringVar(&f.measure, "measure", "", "also measure `what` beside time: instructions (per op, under valgrind's Cachegrind; no neighbour disturbs them)")
 	f.minEffect = defaultMinEffect
@@ -211,6 +212,7 @@ func (f *bisectFlags) check() error {
 	if err := f.seq.check(); err != nil {
 		return err
 	}
+	f.seq.layoutDefault(engine.LayoutRandom)
 	m, err := spec.ParseMeasure(f.measure)
 	if err != nil {
 		return fmt.Errorf("--%w", err)
@@ -278,6 +280,11 @@ func (b *bisectRun) identify(ctx context.Context) error {
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%g\x00%g\x00%s\x00%v\x00%s\x00",
 		b.repo.Top, b.repo.Rel, b.history[0].Hash, b.history[n].Hash, b.pkg, b.f.regex, b.rule.Unit, b.f.measure,
 		b.rule.MinEffect, b.f.alpha, b.f.benchFor, b.cpu, b.f.benchtime)
+	if b.f.seq.layout != engine.LayoutRandom {
+		// Bisects that sample layouts keep the identity they had before
+		// layouts were a choice.
+		fmt.Fprintf(h, "layout=%s\x00", b.f.seq.layout)
+	}
 	for _, fl := range b.files {
 		fmt.Fprintf(h, "%s\x00%x\x00", fl.Name, sha256.Sum256(fl.Data))
 	}
@@ -291,7 +298,7 @@ func (b *bisectRun) identify(ctx context.Context) error {
 		return err
 	}
 	if id == "" {
-		return fmt.Errorf("--resume: %s holds no bisect with these arguments (GOOD, BAD, package, -bench, --unit, --measure, --min-effect, --alpha, --bench-for, --cpu, --benchtime and --with must be the same); run without --resume to start one", b.f.db)
+		return fmt.Errorf("--resume: %s holds no bisect with these arguments (GOOD, BAD, package, -bench, --unit, --measure, --min-effect, --alpha, --bench-for, --cpu, --benchtime, --layout and --with must be the same); run without --resume to start one", b.f.db)
 	}
 	b.id = id
 	if b.stored, err = findings.BisectRuns(ctx, b.db, id); err != nil {

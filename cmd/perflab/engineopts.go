@@ -25,7 +25,7 @@ func (f *runFlags) engineOptions(s *spec.Spec, mode string, db *store.DB, progre
 		Spec: s, Mode: mode, DB: db, ArtifactDir: f.out, CacheDir: filepath.Join(f.cache, "bin"), Progress: progress,
 		Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, Measure: f.measure,
 		NoProfile: f.noProfile, NoFollowUp: f.noFollowUp, Verbose: f.verbose, NewRunIfChanged: f.newRun,
-		Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit,
+		Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit, Layout: f.seq.layout,
 		Judge: judge{db: db}, Repeat: analysis.RepeatEstimate,
 	}
 }
@@ -42,7 +42,7 @@ func (f *runFlags) resumeIgnores() error {
 		{"--quick", f.quick}, {"--full", f.full}, {"--rounds", f.rounds != 0}, {"--benchtime", f.benchtime != ""},
 		{"--budget", f.budget != 0}, {"--seed", f.seed != 0}, {"--no-profile", f.noProfile}, {"--no-follow-up", f.noFollowUp},
 		{"--measure", f.measure != ""}, {"--precision", f.seq.precision != 0}, {"--max-rounds", f.seq.maxRounds != 0},
-		{"--unit", f.seq.unit != ""}, {"--shard", f.shard != ""}, {"--run-key", f.runKey != ""},
+		{"--unit", f.seq.unit != ""}, {"--layout", f.seq.layout != ""}, {"--shard", f.shard != ""}, {"--run-key", f.runKey != ""},
 	} {
 		if fl.set {
 			set = append(set, fl.name)

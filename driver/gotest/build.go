@@ -250,17 +250,11 @@ func Compile(ctx context.Context, b Build) (bin string, cached bool, err error) 
 	defer os.RemoveAll(tmpDir)
 	tmp := filepath.Join(tmpDir, key+".test")
 
-	args := []string{"test", "-c", "-o", tmp}
-	if cpu != nil {
-		ov, err := cpu.files.writeOverlay(cacheDir, cpu.goroot)
-		if err != nil {
-			return "", false, err
-		}
-		// vet reads a package's files from disk, and before Go 1.26 did
-		// not find the files an overlay adds to the testing package.
-		args = append(args, "-overlay="+ov, "-vet=off")
+	flags, err := b.buildFlags(cpu, cacheDir)
+	if err != nil {
+		return "", false, err
 	}
-	args = append(args, b.Flags...)
+	args := append([]string{"test", "-c", "-o", tmp}, flags...)
 	args = append(args, b.pkg())
 	if _, err := b.goOutput(ctx, args); err != nil {
 		return "", false, fmt.Errorf("gotest: building test binary for %s in %s: %w", b.pkg(), b.dirName(), err)
@@ -272,6 +266,22 @@ func Compile(ctx context.Context, b Build) (bin string, cached bool, err error) 
 		return "", false, fmt.Errorf("gotest: moving test binary into the cache: %w", err)
 	}
 	return bin, false, nil
+}
+
+// buildFlags are the flags go test -c gets before the package: the CPU
+// timer's overlay (written into cacheDir) when cpu is set, then b.Flags.
+func (b Build) buildFlags(cpu *cpuBuild, cacheDir string) ([]string, error) {
+	var args []string
+	if cpu != nil {
+		ov, err := cpu.files.writeOverlay(cacheDir, cpu.goroot)
+		if err != nil {
+			return nil, err
+		}
+		// vet reads a package's files from disk, and before Go 1.26 did
+		// not find the files an overlay adds to the testing package.
+		args = append(args, "-overlay="+ov, "-vet=off")
+	}
+	return append(args, b.Flags...), nil
 }
 
 func (b Build) pkg() string {
