@@ -27,7 +27,7 @@ type common struct {
 }
 
 func (c *common) dbFlag(fs *flag.FlagSet) {
-	fs.StringVar(&c.db, "db", "perflab.db", "SQLite database `path` holding runs")
+	fs.StringVar(&c.db, "db", defaultDB(), "SQLite database `path` holding runs, or a postgres:// URL; by default perflab.db in perflab's data directory (\"perflab help storage\")")
 }
 
 func (c *common) alphaFlag(fs *flag.FlagSet) {
@@ -36,16 +36,6 @@ func (c *common) alphaFlag(fs *flag.FlagSet) {
 
 func (c *common) options() analysis.Options {
 	return analysis.Options{Alpha: c.alpha, Confidence: analysis.DefaultConfidence}
-}
-
-// openDB opens the database; mustExist refuses to create a new empty one.
-func openDB(path string, mustExist bool) (*store.DB, error) {
-	if mustExist && !store.IsServer(path) {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("no database at %s (run an experiment first, or pass --db PATH)", path)
-		}
-	}
-	return store.Open(path)
 }
 
 // ---- list ----
@@ -193,7 +183,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
 	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
-	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for profiles and reports (run-<id>/ inside)")
+	fs.StringVar(&f.out, "out", defaultOut(), "`dir` for profiles and reports, run-<id>/ inside; by default runs/ in perflab's data directory (\"perflab help storage\")")
 	if fs.Lookup("cache") == nil {
 		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 	}
@@ -385,13 +375,25 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	if err := report.RatiosTable(stdout, in); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "report: %s\n", path)
 	htmlPath, err := writeRunHTML(res.Artifacts, in)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "report: %s\n", htmlPath)
+	storedLines(stdout, db, res.RunID, path, htmlPath)
 	return nil
+}
+
+// storedLines says where a run was stored and its reports written, with
+// full paths, so a run never leaves files where nobody looks.
+func storedLines(w io.Writer, db *store.DB, id int64, paths ...string) {
+	where := db.Path()
+	if !store.IsServer(where) {
+		where = shownPath(where)
+	}
+	fmt.Fprintf(w, "stored: run %d in %s\n", id, where)
+	for _, p := range paths {
+		fmt.Fprintf(w, "report: %s\n", shownPath(p))
+	}
 }
 
 // ---- runs ----
@@ -406,8 +408,9 @@ Runs lists stored runs, newest first: ID, experiment, mode, status, rounds
 and start time. A run whose perflab process died (killed, machine
 restarted) shows as "interrupted", with the command that resumes it.
 
-Example:
-  perflab runs --db perflab.db`,
+Examples:
+  perflab runs                  # the runs in perflab's data directory
+  perflab runs --db team.db`,
 }
 
 func init() {

@@ -58,7 +58,8 @@ Start with:
   perflab run poolreuse --quick     a quick run (a few minutes), then its report
 
 Run "perflab help <command>" for a command's flags and examples,
-and "perflab help spec" for the format of a spec file.
+"perflab help spec" for the format of a spec file, and "perflab help
+storage" for where runs, reports and cached test binaries are kept.
 `)
 }
 
@@ -113,6 +114,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
+	resetNotes(stderr)
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
 		if len(args) > 1 {
