@@ -81,13 +81,13 @@ func (o Options) LogRatios(num, den map[int]float64) []float64 {
 // clusters summarises per-round log-ratios d (of rounds, ascending) by
 // layout cluster when o.PerLayout > 1; otherwise it returns d.
 func (o Options) clusters(rounds []int, d []float64) []float64 {
-	if o.PerLayout <= 1 {
+	if !o.clustered() {
 		return d
 	}
 	var out, cur []float64
 	last := -1
 	for i, r := range rounds {
-		c := (r - 1) / o.PerLayout
+		c := o.clusterOf(r)
 		if c != last && len(cur) > 0 {
 			out = append(out, median(sortedFinite(cur)))
 			cur = cur[:0]
@@ -112,14 +112,14 @@ func (o Options) clusters(rounds []int, d []float64) []float64 {
 // noise's w as a per-round standard deviation; ok is false without at
 // least three clusters of two rounds or more.
 func (o Options) LayoutSpread(num, den map[int]float64) (layout, noise float64, ok bool) {
-	if o.PerLayout <= 1 {
+	if !o.clustered() {
 		return 0, 0, false
 	}
 	rounds, d := roundLogRatios(num, den)
 	groups := map[int][]float64{}
 	for i, r := range rounds {
 		if !math.IsNaN(d[i]) {
-			c := (r - 1) / o.PerLayout
+			c := o.clusterOf(r)
 			groups[c] = append(groups[c], d[i])
 		}
 	}
@@ -151,6 +151,18 @@ func (o Options) LayoutSpread(num, den map[int]float64) (layout, noise float64, 
 	// mean's variance.
 	lv := between - w*size/float64(len(means))
 	return math.Sqrt(math.Max(0, lv)), math.Sqrt(w), true
+}
+
+// clustered reports whether rounds share layouts under o.
+func (o Options) clustered() bool { return o.LayoutOf != nil || o.PerLayout > 1 }
+
+// clusterOf is round's layout cluster; rounds must be visited in
+// ascending order for clusters to be contiguous.
+func (o Options) clusterOf(round int) int {
+	if o.LayoutOf != nil {
+		return o.LayoutOf(round)
+	}
+	return (round - 1) / o.PerLayout
 }
 
 func mean(x []float64) float64 {

@@ -40,6 +40,10 @@ type Options struct {
 	// of PerLayout rounds by the median of its log-ratios and computes
 	// the estimate and interval over clusters ([Options.LogRatios]).
 	PerLayout int
+	// LayoutOf, when set, maps a round to its layout cluster instead of
+	// PerLayout's consecutive blocks (rounds pooled from several runs,
+	// each with its own PerLayout).
+	LayoutOf func(round int) int
 }
 
 // DefaultOptions returns alpha 0.05 and 95% confidence, benchstat's defaults.

@@ -98,16 +98,36 @@ type roleMaps struct {
 // per run, in the order they were made) under rule, at the step's
 // confidence with anytime-valid intervals (the rounds were sampled until
 // the step decided).
-func BisectStepOf(s bisect.Step, runs []int64, results [][]*benchfmt.Result, rule BisectRule) BisectStep {
-	st := stepOf(s, roles(analysis.Collect(pool(results)), rule.Unit), rule)
+//
+// perLayout gives each run's rounds per link layout (store.Layout; 0 or
+// absent for a run linked once per build): rounds on one layout count as
+// one observation (analysis.Options.LayoutOf).
+func BisectStepOf(s bisect.Step, runs []int64, results [][]*benchfmt.Result, rule BisectRule, perLayout []int) BisectStep {
+	st := stepOf(s, roles(analysis.Collect(pool(results)), rule.Unit), rule, pooledLayouts(perLayout))
 	st.Runs = runs
 	return st
 }
 
+// pooledLayouts maps a pooled round (pool's numbering) to its layout
+// cluster, given each run's rounds per layout; nil when no run sampled
+// layouts.
+func pooledLayouts(perLayout []int) func(int) int {
+	if !slices.ContainsFunc(perLayout, func(p int) bool { return p > 1 }) {
+		return nil
+	}
+	return func(round int) int {
+		i, k := round/bisectRoundGap, round%bisectRoundGap
+		if i < len(perLayout) && perLayout[i] > 1 {
+			return i*bisectRoundGap + (k-1)/perLayout[i]
+		}
+		return round
+	}
+}
+
 // stepOf computes a step from each benchmark's per-round values.
-func stepOf(s bisect.Step, benches []roleMaps, rule BisectRule) BisectStep {
+func stepOf(s bisect.Step, benches []roleMaps, rule BisectRule, layoutOf func(int) int) BisectStep {
 	st := BisectStep{Step: s, Confidence: bisect.Confidence(s.Alpha), Unit: rule.Unit, Bench: rule.Bench, Position: math.NaN()}
-	opt := analysis.Options{Alpha: s.Alpha, Confidence: st.Confidence, Anytime: true}
+	opt := analysis.Options{Alpha: s.Alpha, Confidence: st.Confidence, Anytime: true, LayoutOf: layoutOf}
 	var badGood, midGood, badMid, contrast [][2]map[int]float64
 	for _, b := range benches {
 		st.Benches = append(st.Benches, BisectBench{Name: b.name, BadGood: opt.Paired(b.bad, b.good), MidGood: opt.Paired(b.mid, b.good), BadMid: opt.Paired(b.bad, b.mid)})
@@ -128,9 +148,17 @@ func stepOf(s bisect.Step, benches []roleMaps, rule BisectRule) BisectStep {
 	} else {
 		st.BadGood, st.MidGood, st.BadMid = opt.Geomean(badGood), opt.Geomean(midGood), opt.Geomean(badMid)
 	}
+	// Rounds counts rounds, not layouts: the paired count without clusters.
+	perRound := analysis.Options{Confidence: st.Confidence, Anytime: true}
+	rounds := func(pairs [][2]map[int]float64) int {
+		if len(pairs) == 1 {
+			return perRound.Paired(pairs[0][0], pairs[0][1]).N
+		}
+		return perRound.Geomean(pairs).N
+	}
 	if s.Kind == bisect.Endpoints {
 		st.Decisive = st.BadGood
-		st.Rounds = st.BadGood.N
+		st.Rounds = rounds(badGood)
 		st.Verdict = bisect.DecideEnds(st.Decisive.Lo, st.Decisive.Hi, rule.MinEffect)
 		return st
 	}
@@ -139,7 +167,7 @@ func stepOf(s bisect.Step, benches []roleMaps, rule BisectRule) BisectStep {
 	} else {
 		st.Decisive = opt.Geomean(contrast)
 	}
-	st.Rounds = st.Decisive.N
+	st.Rounds = rounds(contrast)
 	if l := math.Log(st.BadGood.Ratio); l != 0 && !math.IsNaN(l) {
 		st.Position = math.Log(st.MidGood.Ratio) / l
 	}
@@ -228,14 +256,19 @@ func pool(results [][]*benchfmt.Result) []*benchfmt.Result {
 // LoadBisectStep reads a step's runs and computes it (BisectStepOf).
 func LoadBisectStep(ctx context.Context, db *store.DB, s bisect.Step, runs []int64, rule BisectRule) (BisectStep, error) {
 	results := make([][]*benchfmt.Result, len(runs))
+	per := make([]int, len(runs))
 	for i, id := range runs {
 		rs, err := db.Results(ctx, id)
 		if err != nil {
 			return BisectStep{}, fmt.Errorf("reading bisect step %d's run %d: %w", s.Number, id, err)
 		}
-		results[i] = rs
+		run, err := db.GetRun(ctx, id)
+		if err != nil {
+			return BisectStep{}, fmt.Errorf("reading bisect step %d's run %d: %w", s.Number, id, err)
+		}
+		results[i], per[i] = rs, perLayout(run.Plan)
 	}
-	return BisectStepOf(s, runs, results, rule), nil
+	return BisectStepOf(s, runs, results, rule, per), nil
 }
 
 // BisectRun is a stored run of a bisect step.

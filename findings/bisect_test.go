@@ -89,7 +89,7 @@ func TestBisectStepOf(t *testing.T) {
 			if tc.once {
 				rs = slices.DeleteFunc(rs, func(r *benchfmt.Result) bool { return r.GetConfig("config") == BisectMidAgain })
 			}
-			st := BisectStepOf(s, []int64{7}, [][]*benchfmt.Result{rs}, tc.rule)
+			st := BisectStepOf(s, []int64{7}, [][]*benchfmt.Result{rs}, tc.rule, nil)
 			if st.Verdict != tc.want || len(st.Benches) != tc.benches || st.Confidence != 0.98 {
 				t.Fatalf("verdict %q with %d benchmarks at %v (decisive %+v); want %q with %d at 0.98", st.Verdict, len(st.Benches), st.Confidence, st.Decisive, tc.want, tc.benches)
 			}
@@ -119,7 +119,7 @@ func TestBisectStepPooled(t *testing.T) {
 	// with the first run's would read a change of ×2.
 	second := results(stepText(1, 5, map[string]map[string]float64{"Get": {BisectGood: 200, BisectMid: 260, BisectBad: 260}}, wobble))
 	s := bisect.Step{Number: 2, Kind: bisect.Midpoint, Lo: 0, Mid: 1, Hi: 2, Alpha: 0.01}
-	st := BisectStepOf(s, []int64{3, 4}, [][]*benchfmt.Result{first, second}, BisectRule{Unit: "sec/op", Up: true})
+	st := BisectStepOf(s, []int64{3, 4}, [][]*benchfmt.Result{first, second}, BisectRule{Unit: "sec/op", Up: true}, nil)
 	if st.Rounds != 10 || st.Verdict != bisect.LikeBad || math.Abs(st.MidGood.Ratio-1.3) > 0.01 {
 		t.Errorf("pooled step: %d rounds, %q, mid/good %v; want 10 rounds, like bad, 1.3", st.Rounds, st.Verdict, st.MidGood.Ratio)
 	}
@@ -214,7 +214,7 @@ func (s *simStepper) Step(_ context.Context, st bisect.Step) (bisect.Outcome, er
 		if r < analysis.AnytimeMinRounds {
 			continue
 		}
-		out := stepOf(st, []roleMaps{rm}, s.rule)
+		out := stepOf(st, []roleMaps{rm}, s.rule, nil)
 		if out.Verdict != bisect.Undecided {
 			if st.Kind == bisect.Endpoints {
 				s.rule.Up = out.BadGood.Ratio > 1

@@ -45,6 +45,16 @@ does not inflate errors.
 
 ` + wrapText(analysis.PairedMethod, 72) + `
 
+Each side is relinked with a fresh random function layout
+(-ldflags=-randlayout) every few rounds, between rounds: where the linker
+puts code moves a benchmark by more than many changes do, so a
+comparison of two binaries linked once speaks for those binaries only.
+The "layout" column says how much layout alone moves each benchmark. --layout fixed links each side once (and
+says its verdicts hold for those two binaries only); a toolchain whose
+linker lacks -randlayout (go1.22 and older) keeps one layout, and ab
+says so. With --measure instructions, a time change whose
+instructions/op did not move is marked as not in the executed work.
+
 OLD and NEW are git revisions (a commit, branch, tag, HEAD~1, …) or
 directories. NEW defaults to the working tree, uncommitted changes
 included. Revisions are exported into perflab's cache (git archive) and
@@ -79,6 +89,7 @@ Examples:
   perflab ab "$BASE_SHA" HEAD ./pkg -bench . --fail-on 'sec/op>+5%' --markdown "$GITHUB_STEP_SUMMARY"
   perflab ab "$BASE_SHA" HEAD ./pkg -bench . --budget 5m --fail-on 'sec/op>+2%' --require-decision   # exit 3 unless every row is decided
   perflab ab HEAD HEAD . --config old:PGO=off --config new:PGO=cpu.pprof
+  perflab ab main HEAD ./codec -bench Encode --layout fixed   # these two binaries only: one link per side
   perflab ab /src/lib-v1 /src/lib-v2 ./parse`,
 }
 

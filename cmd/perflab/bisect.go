@@ -93,7 +93,7 @@ func (f *bisectFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell's first run, which sizes its later runs")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 4")
 	fs.DurationVar(&f.budget, "budget", 0, "finish within this `duration`: each step gets an equal share of what is left (0: no limit but --max-rounds)")
-	fs.IntVar(&f.seq.maxRounds, "max-rounds", 100, "at most `N` rounds a step")
+	fs.IntVar(&f.seq.maxRounds, "max-rounds", 0, "at most `N` rounds a step (default: 100 without --budget; with it, as many as the step's share of the budget buys)")
 	f.seq.layoutFlag(fs)
 	fs.StringVar(&f.seq.unit, "unit", "", "`unit` the steps decide on: sec/op (default), cpu-sec/op, or instructions/op (the default with --measure instructions)")
 	fs.StringVar(&f.measure, "measure", "", "also measure `what` beside time: instructions (per op, under valgrind's Cachegrind; no neighbour disturbs them)")
@@ -106,13 +106,20 @@ func (f *bisectFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.html, "html", "", "also write the result as an HTML page to `file`")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal")
-	fs.StringVar(&f.out, "out", defaultOut(), "`dir` for the runs' artifacts, run-<id>/ inside; by default runs/ in perflab's data directory (\"perflab help storage\")")
+	fs.StringVar(&f.out, "out", "perflab-runs", "`dir` for the runs' artifacts (run-<id>/ inside)")
 	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 }
 
 // errNothing ends a bisect whose endpoints do not differ: exit status 2,
 // the reason already printed.
 var errNothing = fmt.Errorf("nothing to bisect: %w", errUsage)
+
+// The rounds a step may take when --max-rounds is not given: without a
+// budget, and with one (which then ends each step).
+const (
+	defaultStepRounds = 100
+	budgetStepRounds  = 5000
+)
 
 // defaultMinEffect is --min-effect's default.
 const defaultMinEffect = 0.02
@@ -205,6 +212,14 @@ func (f *bisectFlags) check() error {
 	}
 	if !(f.alpha > 0 && f.alpha < 0.5) {
 		return fmt.Errorf("--alpha %g: want an error rate between 0 and 0.5, e.g. 0.05", f.alpha)
+	}
+	if f.seq.maxRounds == 0 {
+		f.seq.maxRounds = defaultStepRounds
+		if f.budget > 0 {
+			// The budget decides when a step stops; the engine's own
+			// ceiling still bounds a step on a very fast machine.
+			f.seq.maxRounds = budgetStepRounds
+		}
 	}
 	if f.seq.maxRounds < 8 {
 		return fmt.Errorf("--max-rounds %d: a step needs at least 8 rounds for an interval", f.seq.maxRounds)

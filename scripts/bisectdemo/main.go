@@ -2,11 +2,14 @@
 // history with a known answer: a module with one CPU-bound function and a
 // benchmark of it, then a run of commits of which exactly one makes the
 // function do more work (by -extra percent) and the others change
-// comments, tests, documentation or an unrelated function.
+// comments, tests, documentation or an unrelated function. With -layout K,
+// commit K adds helper functions that never run (reachable only from an
+// init guarded by an environment variable nobody sets) in a file the
+// linker places before Work: it moves Work's code, not its work.
 //
 // Usage:
 //
-//	go run ./scripts/bisectdemo -dir /tmp/demo [-commits 32] [-culprit 19] [-extra 3]
+//	go run ./scripts/bisectdemo -dir /tmp/demo [-commits 32] [-culprit 19] [-extra 3] [-layout 7]
 //
 // It prints the GOOD and BAD commits and the culprit's hash and subject,
 // as shell assignments (GOOD=…), so a script can eval them. Author and
@@ -27,8 +30,9 @@ func main() {
 	commits := flag.Int("commits", 32, "commits after GOOD")
 	culprit := flag.Int("culprit", 19, "the commit (1 … -commits) that adds the work")
 	extra := flag.Float64("extra", 3, "`percent` more work the culprit adds")
+	layout := flag.Int("layout", 0, "the commit (1 … -commits, not the culprit) that adds never-run helpers placed before Work; 0 for none")
 	flag.Parse()
-	if err := run(*dir, *commits, *culprit, *extra); err != nil {
+	if err := run(*dir, *commits, *culprit, *extra, *layout); err != nil {
 		fmt.Fprintln(os.Stderr, "bisectdemo:", err)
 		os.Exit(1)
 	}
@@ -82,12 +86,46 @@ func Clamp(x, lo, hi int) int {
 }
 `
 
-func run(dir string, commits, culprit int, extra float64) error {
+// helpersGo never runs: nothing sets the variable its init reads. Its
+// file name sorts before work.go, so the linker's default layout puts its
+// functions before Work.
+const helpersGo = `package demo
+
+import "os"
+
+func unusedMix(x uint64) uint64 {
+	for i := 0; i < 7; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+		x ^= x >> 29
+	}
+	return x
+}
+
+func unusedSpread(xs []uint64) (s uint64) {
+	for i, x := range xs {
+		s += unusedMix(x) << (i % 13)
+	}
+	return s
+}
+
+var unusedSink uint64
+
+func init() {
+	if os.Getenv("DEMO_NEVER_SET") == "yes" {
+		unusedSink = unusedSpread([]uint64{1, 2, 3})
+	}
+}
+`
+
+func run(dir string, commits, culprit int, extra float64, layout int) error {
 	if dir == "" {
 		return fmt.Errorf("-dir is required")
 	}
 	if commits < 1 || culprit < 1 || culprit > commits {
 		return fmt.Errorf("want 1 ≤ -culprit (%d) ≤ -commits (%d)", culprit, commits)
+	}
+	if layout < 0 || layout > commits || layout == culprit {
+		return fmt.Errorf("want 0 ≤ -layout (%d) ≤ -commits (%d), not the culprit", layout, commits)
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty; give a new directory", dir)
@@ -108,7 +146,7 @@ func run(dir string, commits, culprit int, extra float64) error {
 	})
 	g.commit("demo: Work and its benchmark")
 	good := g.head()
-	var culpritHash, culpritSubject string
+	var culpritHash, culpritSubject, layoutHash string
 	for i := 1; i <= commits; i++ {
 		var subject string
 		switch {
@@ -116,6 +154,9 @@ func run(dir string, commits, culprit int, extra float64) error {
 			n = int(float64(steps) * (1 + extra/100))
 			g.write(map[string]string{"work.go": fmt.Sprintf(workGo, comment, n)})
 			subject = fmt.Sprintf("demo: Work takes %d steps", n)
+		case i == layout:
+			g.write(map[string]string{"helpers.go": helpersGo})
+			subject = "demo: helpers that never run, placed before Work"
 		case i%4 == 1:
 			comment = fmt.Sprintf("\n// (revised %d times)", i)
 			g.write(map[string]string{"work.go": fmt.Sprintf(workGo, comment, n)})
@@ -137,11 +178,17 @@ func run(dir string, commits, culprit int, extra float64) error {
 		if i == culprit {
 			culpritHash, culpritSubject = g.head(), subject
 		}
+		if i == layout {
+			layoutHash = g.head()
+		}
 	}
 	if g.err != nil {
 		return g.err
 	}
 	fmt.Printf("GOOD=%s\nBAD=%s\nCULPRIT=%s\nCULPRIT_SUBJECT=%q\n", good, g.head(), culpritHash, culpritSubject)
+	if layout > 0 {
+		fmt.Printf("LAYOUT=%s\n", layoutHash)
+	}
 	return nil
 }
 
