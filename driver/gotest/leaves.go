@@ -1,7 +1,6 @@
 package gotest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,38 +11,67 @@ import (
 	"time"
 )
 
-// Leaves runs inv.Binary once over inv.Bench, one iteration per benchmark
-// at GOMAXPROCS 1 with -test.v, and returns the full names of the leaf
-// benchmarks that ran and of those that skipped themselves (b.Skip), as go
-// test prints them ("BenchmarkEncode/size=64"). inv.Benchtime and inv.CPU
-// are ignored.
-func Leaves(ctx context.Context, inv Invocation) (ran, skipped []string, err error) {
-	args := []string{"-test.run=^$", "-test.bench=" + inv.Bench, "-test.count=1", "-test.benchtime=1x", "-test.cpu=1", "-test.v"}
-	out, err := runCaptured(ctx, inv, args)
+// Listing is what one pass of a test binary over a selection ran, and
+// what skipped itself.
+type Listing struct {
+	Ran     []string // full names of the leaf benchmarks that printed a result, each once, in order
+	Skipped []Skip   // benchmarks that skipped themselves and printed no result, each once, in order
+}
+
+// ListLeaves runs inv.Binary once over inv.Bench, one iteration per
+// benchmark at GOMAXPROCS 1 with -test.v, and returns the full names of
+// the leaf benchmarks that ran, as go test prints them
+// ("BenchmarkEncode/size=64", with no -N suffix since GOMAXPROCS is 1),
+// and those that skipped themselves with their messages. inv.Benchtime
+// and inv.CPU are ignored. A run that fails is a *[RunError].
+func ListLeaves(ctx context.Context, inv Invocation) (*Listing, error) {
+	out, err := verbose(ctx, inv, "1")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	res, _ := Parse(bytes.NewReader(out), "list")
+	l := &Listing{}
+	res, _ := Parse(bytes.NewReader(out), "list") // the bare name lines of -test.v are not results
 	seen := map[string]bool{}
 	for _, r := range res {
 		n := "Benchmark" + string(r.Name.Full())
 		if !seen[n] {
 			seen[n] = true
-			ran = append(ran, n)
+			l.Ran = append(l.Ran, n)
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		if n, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "--- SKIP: "); ok && strings.HasPrefix(n, "Benchmark") {
-			n = strings.Fields(n)[0]
-			if !seen[n] {
-				seen[n] = true
-				skipped = append(skipped, n)
-			}
+	for _, s := range ParseSkips(out) {
+		if strings.HasPrefix(s.Name, "Benchmark") && !seen[s.Name] {
+			seen[s.Name] = true
+			l.Skipped = append(l.Skipped, s)
 		}
 	}
-	return ran, skipped, nil
+	return l, nil
+}
+
+// Leaves is [ListLeaves] with the skipped benchmarks' names alone.
+func Leaves(ctx context.Context, inv Invocation) (ran, skipped []string, err error) {
+	l, err := ListLeaves(ctx, inv)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range l.Skipped {
+		skipped = append(skipped, s.Name)
+	}
+	return l.Ran, skipped, nil
+}
+
+// verbose runs inv.Binary over inv.Bench for one iteration per benchmark
+// with -test.v at the -test.cpu list cpu ("" leaves it out) and returns
+// its standard output.
+func verbose(ctx context.Context, inv Invocation, cpu string) ([]byte, error) {
+	if inv.Bench == "" {
+		return nil, errors.New("gotest: Invocation.Bench is empty; set it to a -test.bench regex")
+	}
+	args := []string{"-test.run=^$", "-test.bench=" + inv.Bench, "-test.count=1", "-test.benchtime=1x"}
+	if cpu != "" {
+		args = append(args, "-test.cpu="+cpu)
+	}
+	return runCaptured(ctx, inv, append(args, "-test.v"))
 }
 
 // ListBenchmarks returns the top-level benchmark names the binary holds

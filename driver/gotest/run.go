@@ -44,8 +44,12 @@ type Invocation struct {
 type RunError struct {
 	Reason, Tail string
 	// Skipped is set when the binary printed no results because the
-	// selected benchmark called b.Skip: the cell does not apply, it did not fail.
+	// selected benchmarks called b.Skip: the cell does not apply, it did
+	// not fail. Skips then names each with its message, and Reason says
+	// "skipped: " and the message (or, for several, each message with how
+	// many benchmarks gave it).
 	Skipped bool
+	Skips   []Skip
 	// NoResults is set when the binary exited successfully but printed no
 	// benchmark result and no skip message could be read back: a wrong
 	// regex, or benchmarks that skipped themselves this time only (a load
@@ -193,8 +197,8 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 				reason += " (and more)"
 			}
 		}
-		if skip := explainNoResults(ctx, inv); skip != "" {
-			return nil, &RunError{Reason: "skipped: " + skip, Tail: tail.String(), Skipped: true}
+		if skips := explainNoResults(ctx, inv); len(skips) > 0 {
+			return nil, &RunError{Reason: "skipped: " + describeSkips(skips), Tail: tail.String(), Skipped: true, Skips: skips}
 		}
 		return nil, &RunError{Reason: reason, Tail: tail.String(), NoResults: true}
 	}
@@ -320,44 +324,32 @@ func shorter(benchtime string) string {
 }
 
 // explainNoResults reruns a selection that printed no results once more,
-// verbosely and for one iteration, to learn whether the benchmark skipped
-// itself (go test prints skips only with -test.v). It returns the skip
-// message, or "" when the selection did not skip.
-func explainNoResults(ctx context.Context, inv Invocation) string {
+// verbosely and for one iteration, to learn whether its benchmarks skipped
+// themselves (go test prints skips only with -test.v; the rerun runs the
+// binary itself, not under inv.Wrap, since whether a benchmark skips does
+// not depend on what it runs under). It returns every
+// benchmark that skipped with its message, or nil when none did.
+func explainNoResults(ctx context.Context, inv Invocation) []Skip {
 	if slices.Contains(inv.Args, "-test.v") {
-		return ""
+		return nil
 	}
-	again := inv
-	again.Benchtime = "1x"
-	again.Args = append(append([]string(nil), inv.Args...), "-test.v")
-	_, err := Run(ctx, again)
-	var re *RunError
-	if !errors.As(err, &re) {
-		return ""
+	cpu := make([]string, len(inv.CPU))
+	for i, c := range inv.CPU {
+		cpu[i] = strconv.Itoa(c)
 	}
-	return skipMessage(re.Tail)
+	out, err := verbose(ctx, inv, strings.Join(cpu, ","))
+	if err != nil {
+		return nil
+	}
+	return ParseSkips(out)
 }
 
-// skipMessage returns what a benchmark that called b.Skip said, or "" when
-// the output shows no skip. In verbose output go test prints the message,
-// indented and prefixed by its file:line, next to "--- SKIP: Name".
+// skipMessage returns what the benchmarks that called b.Skip in out said
+// (see describeSkips), or "" when the output shows no skip.
 func skipMessage(out string) string {
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		if !strings.Contains(l, "--- SKIP:") {
-			continue
-		}
-		// The message sits just before the SKIP line (benchmarks) or just after it (tests).
-		for _, j := range []int{i - 1, i + 1} {
-			if j < 0 || j >= len(lines) {
-				continue
-			}
-			t := strings.TrimSpace(lines[j])
-			if pos, msg, ok := strings.Cut(t, ": "); ok && strings.Contains(pos, ".go:") {
-				return msg
-			}
-		}
-		return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "--- SKIP:"))
+	skips := ParseSkips([]byte(out))
+	if len(skips) == 0 {
+		return ""
 	}
-	return ""
+	return describeSkips(skips)
 }

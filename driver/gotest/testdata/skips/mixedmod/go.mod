@@ -1,0 +1,3 @@
+module example.com/skipmod
+
+go 1.26
