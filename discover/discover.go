@@ -5,13 +5,15 @@ package discover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
 )
@@ -25,40 +27,80 @@ type Bench struct {
 // Name is the full benchmark path, e.g. BenchmarkEncode/size=64/codec=json.
 func (b Bench) Name() string { return strings.Join(append([]string{b.Func}, b.Levels...), "/") }
 
+// ParseName reads a benchmark's full name as go test prints it at
+// GOMAXPROCS 1 (so with no -N suffix): the top-level function, then each
+// sub-benchmark level between '/', taken as printed, whatever it holds
+// ("equal,_len=1,_strict", "Rank(1)", "log-go", "x_y#01"). It fails on a
+// name go test never prints: one that does not begin with "Benchmark", has
+// an empty level, or holds a space or an unprintable character (go test
+// writes those as '_' and escapes).
+func ParseName(name string) (Bench, error) {
+	elems := strings.Split(name, "/")
+	switch {
+	case !strings.HasPrefix(name, "Benchmark"):
+		return Bench{}, fmt.Errorf("benchmark name %q does not begin with Benchmark", name)
+	case !utf8.ValidString(name):
+		return Bench{}, fmt.Errorf("benchmark name %q is not UTF-8", name)
+	case strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || !strconv.IsPrint(r) }):
+		return Bench{}, fmt.Errorf("benchmark name %q holds a space or an unprintable character, which go test never prints", name)
+	case slices.Contains(elems, ""):
+		return Bench{}, fmt.Errorf("benchmark name %q has an empty level", name)
+	}
+	return Bench{Func: elems[0], Levels: elems[1:]}, nil
+}
+
+// Listing is the benchmarks a selection runs and those that skipped
+// themselves.
+type Listing struct {
+	Benches []Bench       // the leaf benchmarks that ran, in order
+	Skipped []gotest.Skip // the benchmarks that called b.Skip, with their messages
+}
+
 // List runs the test binary once over the benchmarks matching regex (one
-// iteration each) and returns every leaf benchmark it ran, in order.
+// iteration each) and returns every leaf benchmark it ran, in order. See
+// [Scan] for the benchmarks that skipped themselves; when every selected
+// benchmark skipped itself, List fails with a *[SkippedError].
 func List(ctx context.Context, binary, dir, regex string) ([]Bench, error) {
+	l, err := Scan(ctx, binary, dir, regex)
+	if err != nil {
+		return nil, err
+	}
+	return l.Benches, nil
+}
+
+// Scan runs the test binary once over the benchmarks matching regex (one
+// iteration each, GOMAXPROCS 1, verbosely) and returns the leaf benchmarks
+// that ran and those that skipped themselves (b.Skip), each with its
+// message. Leaves at any depth are kept side by side: a plain BenchmarkX
+// beside BenchmarkY/a/b. When nothing ran but something skipped, Scan
+// fails with a *[SkippedError] that says why; when nothing matched, its
+// error names the package's benchmarks.
+func Scan(ctx context.Context, binary, dir, regex string) (*Listing, error) {
 	if regex == "" {
 		regex = "."
 	}
 	if _, err := regexp.Compile(regex); err != nil {
 		return nil, fmt.Errorf("-bench %q is not a regular expression: %w", regex, err)
 	}
-	res, err := gotest.Run(ctx, gotest.Invocation{Binary: binary, Dir: dir, Bench: regex, Benchtime: "1x", CPU: []int{1}})
-	if err != nil && len(res) == 0 {
+	gl, err := gotest.ListLeaves(ctx, gotest.Invocation{Binary: binary, Dir: dir, Bench: regex})
+	if err != nil {
 		if e := noMatch(ctx, binary, dir, regex); e != nil {
 			return nil, e
 		}
 		return nil, fmt.Errorf("listing benchmarks matching %q: %w", regex, err)
 	}
-	var out []Bench
-	seen := map[string]bool{}
-	for _, r := range res {
-		n := benchname.Parse("Benchmark" + string(r.Name.Full()))
-		b := Bench{Func: n.Base}
-		for _, p := range n.Parts {
-			if p.Key != "" {
-				b.Levels = append(b.Levels, p.Key+"="+p.Value)
-			} else {
-				b.Levels = append(b.Levels, p.Value)
-			}
+	out := &Listing{Skipped: gl.Skipped}
+	for _, n := range gl.Ran {
+		b, err := ParseName(n)
+		if err != nil {
+			return nil, fmt.Errorf("listing benchmarks matching %q: %w", regex, err)
 		}
-		if !seen[b.Name()] {
-			seen[b.Name()] = true
-			out = append(out, b)
-		}
+		out.Benches = append(out.Benches, b)
 	}
-	if len(out) == 0 {
+	if len(out.Benches) == 0 {
+		if len(out.Skipped) > 0 {
+			return nil, &SkippedError{Regex: regex, Skipped: out.Skipped}
+		}
 		if e := noMatch(ctx, binary, dir, regex); e != nil {
 			return nil, e
 		}
@@ -113,25 +155,33 @@ type Axis struct {
 // Axes derives the axes of a set of benchmarks. It succeeds when every
 // benchmark has the same keys at the same levels, and every combination of
 // values exists (so the spec's cross product selects exactly these
-// benchmarks); otherwise it says why the benchmarks are not a sweep.
+// benchmarks); otherwise it says why the benchmarks are not a sweep, for
+// any mix of names: plain benchmarks beside ones with levels, levels that
+// are not key=value, levels at different depths.
 func Axes(benches []Bench) ([]Axis, error) {
 	if len(benches) == 0 {
-		return nil, fmt.Errorf("no benchmarks")
+		return nil, errors.New("no benchmarks")
 	}
-	keys := keysOf(benches[0])
-	if keys == nil {
-		return nil, fmt.Errorf("%s has a sub-benchmark level that is not key=value", benches[0].Name())
+	keys := make([][]string, len(benches))
+	for i, b := range benches {
+		k, err := keysOf(b)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = k
 	}
-	axes := make([]Axis, len(keys))
-	for i, k := range keys {
+	for i, b := range benches {
+		if !slices.Equal(keys[i], keys[0]) {
+			return nil, fmt.Errorf("%s and %s have different sub-benchmark keys (%s; %s)", benches[0].Name(), b.Name(), keyList(keys[0]), keyList(keys[i]))
+		}
+	}
+	axes := make([]Axis, len(keys[0]))
+	for i, k := range keys[0] {
 		axes[i].Key = k
 	}
 	funcs := map[string]bool{}
 	combos := map[string]bool{}
 	for _, b := range benches {
-		if k := keysOf(b); !slices.Equal(k, keys) {
-			return nil, fmt.Errorf("%s and %s have different sub-benchmark keys", benches[0].Name(), b.Name())
-		}
 		funcs[b.Func] = true
 		combos[b.Name()] = true
 		for i, l := range b.Levels {
@@ -144,6 +194,9 @@ func Axes(benches []Bench) ([]Axis, error) {
 	want := len(funcs)
 	for _, a := range axes {
 		want *= len(a.Values)
+		if want > len(combos) {
+			break // more combinations than benchmarks; stop before overflowing
+		}
 	}
 	if want != len(combos) {
 		return nil, fmt.Errorf("the benchmarks are not a full cross product of their keys (%d of %d combinations exist)", len(combos), want)
@@ -151,16 +204,28 @@ func Axes(benches []Bench) ([]Axis, error) {
 	return axes, nil
 }
 
-func keysOf(b Bench) []string {
+// keysOf returns the keys of a benchmark's key=value levels, or an error
+// naming a level that is not key=value or a key that repeats.
+func keysOf(b Bench) ([]string, error) {
 	keys := []string{}
 	for _, l := range b.Levels {
 		k, _, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
-			return nil
+			return nil, fmt.Errorf("%s has a sub-benchmark level (%q) that is not key=value", b.Name(), l)
+		}
+		if slices.Contains(keys, k) {
+			return nil, fmt.Errorf("%s repeats the sub-benchmark key %q", b.Name(), k)
 		}
 		keys = append(keys, k)
 	}
-	return keys
+	return keys, nil
+}
+
+func keyList(keys []string) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	return strings.Join(keys, ", ")
 }
 
 // Funcs returns the distinct top-level benchmark functions, in order.

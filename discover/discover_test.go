@@ -36,6 +36,9 @@ func TestAxes(t *testing.T) {
 		{"unkeyed level", benches("BenchmarkA/small"), nil, "not key=value"},
 		{"ragged", benches("BenchmarkA/n=1", "BenchmarkA/n=1/m=2"), nil, "different sub-benchmark keys"},
 		{"holes", benches("BenchmarkA/n=1/m=1", "BenchmarkA/n=2/m=2"), nil, "not a full cross product"},
+		{"plain, then not key=value", benches("BenchmarkSet", "BenchmarkBitsetOps/Equal"), nil, `BenchmarkBitsetOps/Equal has a sub-benchmark level ("Equal") that is not key=value`},
+		{"plain, then key=value", benches("BenchmarkBoolField", "BenchmarkA/n=1"), nil, "different sub-benchmark keys (none; n)"},
+		{"a key twice", benches("BenchmarkA/n=1/n=2"), nil, `repeats the sub-benchmark key "n"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

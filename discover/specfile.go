@@ -2,8 +2,10 @@ package discover
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // SpecInput describes the experiment a spec file should hold.
@@ -47,23 +49,19 @@ func SpecText(in SpecInput) (string, error) {
 		fmt.Fprintf(&b, "title = %s\n", quote(in.Title))
 	}
 	fmt.Fprintf(&b, "driver = \"gotest\"\npackage = %s\nbenchmarks = [%s]\n", quote(in.Package), quoteList(Funcs(in.Benches)))
-	axes, axesErr := Axes(in.Benches)
-	if axesErr == nil {
-		for _, a := range axes {
-			if err := validValues(a); err != nil {
-				axesErr = err
-				break
-			}
-		}
-	}
+	axes, axesErr := SpecAxes(in.Benches)
 	if axesErr != nil {
 		fmt.Fprintf(&b, "# No axes: %s.\n", axesErr)
 		axes = nil
 	}
 	for _, a := range axes {
 		vals := make([]string, len(a.Values))
+		bare := a.Numeric()
+		for _, v := range a.Values {
+			bare = bare && tomlNumber(v)
+		}
 		for i, v := range a.Values {
-			if a.Numeric() {
+			if bare {
 				vals[i] = v
 			} else {
 				vals[i] = quote(v)
@@ -125,14 +123,55 @@ func SpecText(in SpecInput) (string, error) {
 	return b.String(), nil
 }
 
-// validValues rejects values a spec cannot hold.
+// SpecAxes returns the axes a spec of the benchmarks has: their [Axes],
+// when a spec can hold every key and value; otherwise it says why the
+// spec selects whole benchmark functions instead.
+func SpecAxes(benches []Bench) ([]Axis, error) {
+	axes, err := Axes(benches)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range axes {
+		if err := validValues(a); err != nil {
+			return nil, err
+		}
+	}
+	return axes, nil
+}
+
+// validValues rejects an axis whose key or values a spec cannot hold: a
+// key holds only letters, digits and '_'; a value is not empty and holds
+// no space, unprintable character, '/', ',', '=', '"' or '\\'.
 func validValues(a Axis) error {
+	if !axisKey.MatchString(a.Key) {
+		return fmt.Errorf("the sub-benchmark key %q is not letters, digits and '_', which a spec's axis needs", a.Key)
+	}
 	for _, v := range a.Values {
-		if v == "" || strings.ContainsAny(v, " /,=\"\\") {
+		if v == "" || strings.ContainsFunc(v, func(r rune) bool {
+			return unicode.IsSpace(r) || !unicode.IsPrint(r) || strings.ContainsRune("/,=\"\\", r)
+		}) {
 			return fmt.Errorf("axis %s has the value %q, which a spec cannot select by name", a.Key, v)
 		}
 	}
 	return nil
+}
+
+var (
+	axisKey = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+	// tomlInt and tomlFloat are the numbers a spec reads back as the same
+	// text when written bare: no sign but '-', no leading zeros, no
+	// leading or trailing '.', no "inf" or "nan".
+	tomlInt   = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	tomlFloat = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+)
+
+// tomlNumber reports whether v, written bare in a spec, reads back as v.
+func tomlNumber(v string) bool {
+	if tomlInt.MatchString(v) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		return err == nil && strconv.FormatInt(n, 10) == v
+	}
+	return tomlFloat.MatchString(v)
 }
 
 func quote(s string) string { return strconv.Quote(s) }

@@ -1,0 +1,3 @@
+module example.com/oddmod
+
+go 1.26
