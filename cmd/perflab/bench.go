@@ -172,9 +172,13 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	benches, err = discover.List(ctx, bin, filepath.Join(dir, filepath.FromSlash(pkg)), f.regex)
+	listing, err := discover.Scan(ctx, bin, filepath.Join(dir, filepath.FromSlash(pkg)), f.regex)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	benches = listing.Benches
+	for _, l := range discover.SkipLines(listing.Skipped) {
+		fmt.Fprintf(stderr, "perflab: %s\n", l)
 	}
 	name := f.name
 	if name == "" {
@@ -216,7 +220,7 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		_, why := discover.Axes(benches)
+		_, why := discover.SpecAxes(benches)
 		fmt.Fprintf(stderr, "perflab: the benchmarks are not one sweep (%v), so each is analysed along %s on its own:\n", why, f.axis)
 		for _, g := range groups {
 			fmt.Fprintf(stderr, "  %s: %s = %s\n", g.Func, f.axis, strings.Join(g.Values, ", "))
