@@ -229,7 +229,7 @@ func TestCalibration(t *testing.T) {
 	if *calibrate {
 		seqRuns = 2000
 	}
-	worlds := append(simWorlds(), corpusWorlds(t)...)
+	worlds := append(append(simWorlds(), corpusWorlds(t)...), layoutWorlds(t)...)
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n| world | rule | method | A/A false ±SE | wrong sign | coverage | coverage of nominal | decided 2%% | mean rounds |\n|---|---|---|---|---|---|---|---|---|\n")
 	for wi, w := range worlds {

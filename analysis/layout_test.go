@@ -136,18 +136,31 @@ func TestLayoutSpread(t *testing.T) {
 		per               int
 	}{{0.05, 0.01, 3}, {0.02, 0.02, 2}, {0.1, 0.005, 5}, {0, 0.02, 3}} {
 		var got, noises []float64
+		hiMiss := 0
 		for range 50 {
 			d := layoutWorld(rng, 120*tt.per, tt.per, tt.sdLayout, tt.sdNoise, false)
 			num, den := roundsOf(d)
-			l, noise, ok := Options{PerLayout: tt.per}.LayoutSpread(num, den)
+			ls, ok := Options{PerLayout: tt.per}.LayoutSpread(num, den)
 			if !ok {
 				t.Fatalf("LayoutSpread found too few clusters in %d rounds", len(d))
 			}
-			noises = append(noises, noise)
-			got = append(got, l/math.Sqrt2) // per side
+			if !(ls.Lo <= ls.SD+1e-12 && ls.SD <= ls.Hi+1e-12) {
+				t.Errorf("bounds [%g, %g] do not hold the estimate %g", ls.Lo, ls.Hi, ls.SD)
+			}
+			if tt.sdLayout >= 0.05 && ls.Lo <= 0 {
+				t.Errorf("layout sd %.2f against noise %.3f: the lower bound is %g, want > 0", tt.sdLayout, tt.sdNoise, ls.Lo)
+			}
+			if tt.sdLayout > 0 && ls.Hi < tt.sdLayout*math.Sqrt2*0.9 {
+				hiMiss++
+			}
+			noises = append(noises, ls.Noise)
+			got = append(got, ls.SD/math.Sqrt2) // per side
 		}
 		if n := mean(noises); math.Abs(n-tt.sdNoise) > 0.05*tt.sdNoise {
 			t.Errorf("layout %.3f, %d a layout: noise sd %.4f on average, want %.4f", tt.sdLayout, tt.per, n, tt.sdNoise)
+		}
+		if hiMiss > 10 {
+			t.Errorf("layout sd %.3f: the upper bound fell below it in %d of 50 runs", tt.sdLayout, hiMiss)
 		}
 		m := mean(got)
 		if tt.sdLayout == 0 {
@@ -160,7 +173,7 @@ func TestLayoutSpread(t *testing.T) {
 			t.Errorf("layout sd %.3f (noise %.3f, %d a layout): estimated %.4f on average", tt.sdLayout, tt.sdNoise, tt.per, m)
 		}
 	}
-	if _, _, ok := (Options{}).LayoutSpread(map[int]float64{1: 1}, map[int]float64{1: 1}); ok {
+	if _, ok := (Options{}).LayoutSpread(map[int]float64{1: 1}, map[int]float64{1: 1}); ok {
 		t.Error("LayoutSpread of a run without shared layouts reported a spread")
 	}
 }

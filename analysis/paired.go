@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 )
@@ -101,34 +102,94 @@ func (o Options) clusters(rounds []int, d []float64) []float64 {
 	return out
 }
 
-// LayoutSpread is what one benchmark's link layout alone moves a paired
-// ratio by, from a run whose rounds shared layouts in clusters of
-// o.PerLayout: a one-way analysis of variance of the per-round
-// log-ratios by cluster. Within a cluster both builds keep their layouts,
-// so the log-ratios vary by noise alone (variance w); across clusters by
-// noise and the two builds' layouts (variance of cluster means b = s²_L +
-// w/k for clusters of k rounds). The layout component s²_L = b − w/k,
-// floored at 0, is returned as a log-scale standard deviation, with the
-// noise's w as a per-round standard deviation; ok is false without at
-// least three clusters of two rounds or more.
-func (o Options) LayoutSpread(num, den map[int]float64) (layout, noise float64, ok bool) {
+// LayoutSpread is what link layout alone moves a paired ratio by, from a
+// run whose rounds shared layouts in clusters (o.PerLayout, o.LayoutOf):
+// a one-way analysis of variance of the per-round log-ratios by cluster.
+// Within a cluster both builds keep their layouts, so the log-ratios vary
+// by noise alone (variance w); across clusters by noise and the two
+// builds' layouts (variance of cluster means b = s²_L + w/k for clusters
+// of k rounds). The layout component s²_L = b − w/k, floored at 0, is
+// returned as a log-scale standard deviation.
+type LayoutSpread struct {
+	SD float64 // the layout component's standard deviation (log scale)
+	// Lo and Hi bound SD at 90% (the 5th and 95th percentiles of SD over
+	// clusters resampled with replacement): Lo > 0 says layout moves the
+	// ratio at all; Hi is how much it could move it.
+	Lo, Hi   float64
+	Noise    float64 // the per-round noise's standard deviation (log scale)
+	Clusters int
+}
+
+// LayoutSpread estimates [LayoutSpread] for num against den; ok is false
+// without at least three clusters of two rounds or more.
+func (o Options) LayoutSpread(num, den map[int]float64) (LayoutSpread, bool) {
 	if !o.clustered() {
-		return 0, 0, false
+		return LayoutSpread{}, false
 	}
 	rounds, d := roundLogRatios(num, den)
-	groups := map[int][]float64{}
+	byCluster := map[int][]float64{}
+	var order []int
 	for i, r := range rounds {
-		if !math.IsNaN(d[i]) {
-			c := o.clusterOf(r)
-			groups[c] = append(groups[c], d[i])
+		if math.IsNaN(d[i]) {
+			continue
 		}
+		c := o.clusterOf(r)
+		if _, ok := byCluster[c]; !ok {
+			order = append(order, c)
+		}
+		byCluster[c] = append(byCluster[c], d[i])
+	}
+	var groups [][]float64
+	for _, c := range order {
+		if len(byCluster[c]) >= 2 {
+			groups = append(groups, byCluster[c])
+		}
+	}
+	sd, noise, ok := anovaLayout(groups)
+	if !ok {
+		return LayoutSpread{}, false
+	}
+	// Resample clusters: a fixed seed keeps the bounds the same for the
+	// same rounds.
+	rng := rand.New(rand.NewPCG(uint64(len(groups)), 1))
+	boot := make([]float64, 0, layoutBootstrap)
+	pick := make([][]float64, len(groups))
+	for range layoutBootstrap {
+		for i := range pick {
+			pick[i] = groups[rng.IntN(len(groups))]
+		}
+		if b, _, ok := anovaLayout(pick); ok {
+			boot = append(boot, b)
+		}
+	}
+	slices.Sort(boot)
+	return LayoutSpread{SD: sd, Lo: quantileSorted(boot, 0.05), Hi: quantileSorted(boot, 0.95), Noise: noise, Clusters: len(groups)}, true
+}
+
+// layoutBootstrap is the number of cluster resamples behind a
+// LayoutSpread's bounds.
+const layoutBootstrap = 400
+
+// quantileSorted is the p-quantile of sorted s by the nearest rank; NaN
+// for an empty s.
+func quantileSorted(s []float64, p float64) float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// anovaLayout is the one-way analysis of variance behind LayoutSpread:
+// the layout component's and the noise's standard deviations from groups
+// of two or more log-ratios each; ok is false with fewer than three.
+func anovaLayout(groups [][]float64) (layout, noise float64, ok bool) {
+	if len(groups) < 3 {
+		return 0, 0, false
 	}
 	var means []float64
 	within, dfWithin, size := 0.0, 0, 0.0
 	for _, g := range groups {
-		if len(g) < 2 {
-			continue
-		}
 		m := mean(g)
 		for _, x := range g {
 			within += (x - m) * (x - m)
@@ -136,9 +197,6 @@ func (o Options) LayoutSpread(num, den map[int]float64) (layout, noise float64, 
 		dfWithin += len(g) - 1
 		means = append(means, m)
 		size += 1 / float64(len(g))
-	}
-	if len(means) < 3 || dfWithin == 0 {
-		return 0, 0, false
 	}
 	w := within / float64(dfWithin)
 	m := mean(means)

@@ -78,7 +78,7 @@ const (
 	RatioOpen    RatioDecision = iota // undecided
 	RatioWithin                       // its half-width reached the precision asked for
 	RatioDiffers                      // its interval excludes 1 and clears every gate limit
-	RatioEqual                        // its half-width is within DecidePrecision, 1 inside
+	RatioEqual                        // its interval lies within ±EquivalenceBand
 )
 
 // HasCountedChecks reports whether the spec has claim checks that more
@@ -293,6 +293,17 @@ func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sampl
 			idx[sm.Unit][k] = append(idx[sm.Unit][k], sm)
 		}
 	}
+	// Each ratio is judged at 1 − α/m for the m ratios of its unit
+	// (Bonferroni, as Paired's tables print them), so a row stopped early
+	// is decided in the tables too, under optional stopping and any
+	// dependence between rows.
+	type job struct {
+		label, unit string
+		num, den    *analysis.Sample
+		cells       []plan.Cell
+	}
+	var jobs []job
+	m := map[string]int{}
 	var out []Judged
 	for _, pr := range pairs {
 		nc, dc := cells[pr[0]], cells[pr[1]]
@@ -319,9 +330,15 @@ func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sampl
 				if len(nums) > 1 {
 					l += fmt.Sprintf(" procs=%d", num.Name.Procs)
 				}
-				out = append(out, judgeRatio(d, opt, l, unit, num, den, both))
+				jobs = append(jobs, job{l, unit, num, den, both})
+				m[unit]++
 			}
 		}
+	}
+	for _, j := range jobs {
+		o := opt
+		o.Confidence = 1 - (1-opt.Confidence)/float64(m[j.unit])
+		out = append(out, judgeRatio(d, o, j.label, j.unit, j.num, j.den, j.cells))
 	}
 	return out
 }
@@ -345,8 +362,8 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 		// A gate's limit inside the interval: the gate cannot tell yet.
 	case d.Precision <= 0 && r.Excludes(1):
 		it.Decision = RatioDiffers
-	case d.Precision <= 0 && r.HalfWidth() <= DecidePrecision:
-		it.Decision, it.Precision = RatioEqual, DecidePrecision
+	case d.Precision <= 0 && r.HasInterval() && r.Lo >= 1/(1+EquivalenceBand) && r.Hi <= 1+EquivalenceBand:
+		it.Decision, it.Precision = RatioEqual, EquivalenceBand
 	}
 	it.Decided = it.Decision != RatioOpen
 	if d.Precision <= 0 {

@@ -26,8 +26,14 @@ const (
 	Slower       Change = "slower"
 	Better       Change = "better"
 	Worse        Change = "worse"
-	NoDifference Change = "no difference"
+	NoDifference Change = "no difference" // the interval lies within ±EquivalenceBand
+	Undecided    Change = "undecided"     // the interval holds no change and reaches past the band
 )
+
+// EquivalenceBand is the band a paired change's interval must lie within
+// for the row to read "no difference": ±1%, the precision a sequential
+// run decides "equal" at ([DecidePrecision]).
+const EquivalenceBand = DecidePrecision
 
 // PairedRow is one benchmark in one unit, new against old within rounds.
 type PairedRow struct {
@@ -35,17 +41,16 @@ type PairedRow struct {
 	Unit    string         `json:"unit"`
 	Old     Stat           `json:"old"`
 	New     Stat           `json:"new"`
-	Ratio   analysis.Ratio `json:"ratio"` // new/old, paired by round
-	PAdj    float64        `json:"p_adj"` // Benjamini–Hochberg adjusted over the unit's rows
-	Signif  bool           `json:"significant"`
-	Same    bool           `json:"same"` // every value on both sides is the same (e.g. 0 allocs/op)
+	Ratio   analysis.Ratio `json:"ratio"`       // new/old, paired by round
+	PAdj    float64        `json:"p_adj"`       // adjusted for the unit's rows (Bonferroni: p × rows, at most 1)
+	Signif  bool           `json:"significant"` // the interval excludes 1 (equivalently PAdj ≤ α)
+	Same    bool           `json:"same"`        // every value on both sides is the same (e.g. 0 allocs/op)
 	Verdict Change         `json:"verdict"`
-	// Layout is what one side's link layout alone moves this row by, a
-	// standard deviation on the log scale (analysis.Options.LayoutSpread,
-	// split evenly between the two sides), when the run sampled layouts
-	// and has enough clusters to tell; LayoutKnown says it does.
-	Layout      float64 `json:"layout_sd,omitempty"`
-	LayoutKnown bool    `json:"layout_known,omitempty"`
+	// Layout is what one side's link layout alone moves this row by
+	// (analysis.Options.LayoutSpread, split evenly between the two
+	// sides: every standard deviation divided by √2), when the run
+	// sampled layouts and has enough clusters to tell; nil otherwise.
+	Layout *analysis.LayoutSpread `json:"layout,omitempty"`
 	// WorkUnchanged marks a time row (sec/op, cpu-sec/op) that changed
 	// decidedly while the same benchmark's instructions/op stayed within
 	// ±1% (InstructionsBand): the change is not in the work executed but
@@ -85,6 +90,13 @@ type PairedResult struct {
 	// a run sampled sequentially, whose intervals are anytime-valid.
 	Rounds  int  `json:"rounds"`
 	Anytime bool `json:"anytime"`
+	// Levels is each unit's confidence level: 1 − α/m for its m compared
+	// rows, so every row's interval holds its change with the others'
+	// (simultaneously, at 1 − α) and a row is decided exactly when its
+	// printed interval excludes no change. Band is the equivalence band
+	// of "no difference".
+	Levels map[string]float64 `json:"levels"`
+	Band   float64            `json:"band"`
 	// Layout is set when the run sampled link layouts; nil for a run that
 	// linked each side once, whose verdicts hold for those two binaries.
 	Layout *PairedLayout `json:"layout"`
@@ -106,10 +118,14 @@ func LoadPaired(ctx context.Context, db *store.DB, runID int64, oldCfg, newCfg s
 // Paired compares config newCfg against oldCfg within one run's results,
 // benchmark by benchmark and unit by unit: each change is the paired
 // new/old ratio of analysis.Options.Paired (per-round log-ratios), so the
-// drift a round saw cancels out; significance is decided per unit after
-// Benjamini–Hochberg across the rows, and the geomean is the paired
-// geomean over the benchmarks both configs ran. units gives each unit's
-// direction; nil follows the conventions of package unit.
+// drift a round saw cancels out, with its interval at the unit's level
+// 1 − α/m for its m rows (Bonferroni: simultaneous, valid under optional
+// stopping and any dependence between rows, as the sequential judge
+// decides rows). A row reads faster/slower (better/worse) when that
+// interval excludes 1, "no difference" when it lies within
+// ±EquivalenceBand, and undecided otherwise. The geomean is the paired
+// geomean over the benchmarks both configs ran, at 1 − α. units gives
+// each unit's direction; nil follows the conventions of package unit.
 func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Options, units *unit.Table) *PairedResult {
 	def := analysis.DefaultOptions()
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
@@ -119,7 +135,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		opt.Confidence = 1 - opt.Alpha
 	}
 	res := &PairedResult{Old: oldCfg, New: newCfg, Rows: []PairedRow{}, Geomeans: []PairedGeomean{}, OnlyOld: []string{}, OnlyNew: []string{},
-		Alpha: opt.Alpha, Anytime: opt.Anytime}
+		Alpha: opt.Alpha, Anytime: opt.Anytime, Levels: map[string]float64{}, Band: EquivalenceBand}
 	type key struct{ name, unit string }
 	byCfg := map[string]map[key]*analysis.Sample{oldCfg: {}, newCfg: {}}
 	var order []key
@@ -140,6 +156,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		return cmp.Or(unit.Compare(a.unit, b.unit), benchname.Compare(a.name, b.name))
 	})
 	pairs := map[string][][2]map[int]float64{}
+	var rowMaps [][2]map[int]float64 // each row's new and old values by round
 	for _, k := range order {
 		o, okO := byCfg[oldCfg][k]
 		n, okN := byCfg[newCfg][k]
@@ -154,10 +171,12 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		sh := opt.Shift(o.Values, n.Values)
 		om, nm := o.ByRound(), n.ByRound()
 		row := PairedRow{Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Ratio: opt.Paired(nm, om), Same: sh.AllEqual}
-		if l, _, ok := opt.LayoutSpread(nm, om); ok {
-			row.Layout, row.LayoutKnown = l/math.Sqrt2, true
+		if l, ok := opt.LayoutSpread(nm, om); ok {
+			l.SD, l.Lo, l.Hi = l.SD/math.Sqrt2, l.Lo/math.Sqrt2, l.Hi/math.Sqrt2
+			row.Layout = &l
 		}
 		res.Rows = append(res.Rows, row)
+		rowMaps = append(rowMaps, [2]map[int]float64{nm, om})
 		res.Rounds = max(res.Rounds, len(analysis.LogRatios(nm, om)))
 		if opt.PerLayout > 1 {
 			if res.Layout == nil {
@@ -171,18 +190,20 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 	}
 	for _, u := range rowUnits(res.Rows, func(r PairedRow) string { return r.Unit }) {
 		var idx []int
-		var ps []float64
 		for i, r := range res.Rows {
 			if r.Unit == u {
 				idx = append(idx, i)
-				ps = append(ps, r.Ratio.P)
 			}
 		}
-		for j, p := range analysis.BH(ps) {
-			r := &res.Rows[idx[j]]
-			r.PAdj = p
-			r.Signif = p <= opt.Alpha && r.Ratio.Excludes(1)
-			r.Verdict = judge(r.Unit, r.Ratio.Ratio, r.Signif, units)
+		uopt := opt
+		uopt.Confidence = 1 - opt.Alpha/float64(len(idx))
+		res.Levels[u] = uopt.Confidence
+		for _, i := range idx {
+			r := &res.Rows[i]
+			r.Ratio = uopt.Paired(rowMaps[i][0], rowMaps[i][1])
+			r.PAdj = math.Min(1, r.Ratio.P*float64(len(idx)))
+			r.Signif = r.Ratio.Excludes(1)
+			r.Verdict = judge(r.Unit, r.Ratio, r.Signif, r.Same, units)
 		}
 		if ps := pairs[u]; len(ps) > 0 && !res.SameUnit(u) {
 			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps)})
@@ -204,20 +225,28 @@ func markWorkUnchanged(rows []PairedRow) {
 	}
 	for i := range rows {
 		r := &rows[i]
-		if (r.Unit == "sec/op" || r.Unit == "cpu-sec/op") && r.Verdict != NoDifference && steady[r.Name] &&
+		if (r.Unit == "sec/op" || r.Unit == "cpu-sec/op") && r.Signif && steady[r.Name] &&
 			math.Abs(math.Log(r.Ratio.Ratio)) > math.Log1p(InstructionsBand) {
 			r.WorkUnchanged = true
 		}
 	}
 }
 
-// judge reads a significant ratio in the unit's direction: sec/op faster
-// or slower, other units better or worse.
-func judge(u string, ratio float64, signif bool, units *unit.Table) Change {
-	if !signif || math.IsNaN(ratio) || ratio == 1 {
+// judge reads a row: a decided ratio (its interval excludes 1) in the
+// unit's direction, sec/op faster or slower and other units better or
+// worse; "no difference" when every value is the same on both sides or
+// the interval lies within ±EquivalenceBand; otherwise undecided.
+func judge(u string, r analysis.Ratio, signif, same bool, units *unit.Table) Change {
+	switch {
+	case same:
 		return NoDifference
+	case !signif || math.IsNaN(r.Ratio) || r.Ratio == 1:
+		if r.HasInterval() && r.Lo >= 1/(1+EquivalenceBand) && r.Hi <= 1+EquivalenceBand {
+			return NoDifference
+		}
+		return Undecided
 	}
-	up := ratio > 1
+	up := r.Ratio > 1
 	if u == "sec/op" {
 		if up {
 			return Slower
@@ -257,7 +286,7 @@ func (r *PairedResult) Gate() []compare.Row {
 	out := make([]compare.Row, len(r.Rows))
 	for i, p := range r.Rows {
 		out[i] = compare.Row{Name: p.Name, Unit: p.Unit, Delta: p.Ratio.Ratio - 1, Lo: p.Ratio.Lo - 1, Hi: p.Ratio.Hi - 1,
-			P: p.Ratio.P, PAdj: p.PAdj, Signif: p.Ratio.P < r.Alpha && p.Ratio.Excludes(1), Interval: p.Ratio.HasInterval(),
+			P: p.Ratio.P, PAdj: p.PAdj, Signif: p.Signif, Interval: p.Ratio.HasInterval(),
 			Same: p.Same, HalfWidth: p.Ratio.HalfWidth()}
 	}
 	return out

@@ -62,11 +62,23 @@ func TestPaired(t *testing.T) {
 		rows[r.Name+" "+r.Unit] = r
 	}
 	a, b := rows["BenchmarkA sec/op"], rows["BenchmarkB sec/op"]
-	if a.Verdict != Slower || !(a.Ratio.Lo > 1.02 && a.Ratio.Hi < 1.04) || math.Abs(a.Ratio.Ratio-1.03) > 0.005 {
-		t.Errorf("A = %+v, want slower by about 3%% with an interval inside [+2%%, +4%%]", a)
+	// Two rows: each interval at 97.5%, so that both hold at 95%.
+	if lv := res.Levels["sec/op"]; math.Abs(lv-0.975) > 1e-12 || a.Ratio.Conf < 0.975 {
+		t.Errorf("sec/op level %g, A's interval at %g; want 0.975 for two rows", lv, a.Ratio.Conf)
 	}
-	if b.Verdict != NoDifference || !b.Ratio.HasInterval() || b.Ratio.Excludes(1) {
-		t.Errorf("B = %+v, want no difference", b)
+	if a.Verdict != Slower || !(a.Ratio.Lo > 1.015 && a.Ratio.Hi < 1.045) || math.Abs(a.Ratio.Ratio-1.03) > 0.005 || a.PAdj != math.Min(1, 2*a.Ratio.P) {
+		t.Errorf("A = %+v, want slower by about 3%% with an interval inside [+1.5%%, +4.5%%] and p doubled", a)
+	}
+	// 12 rounds of 0.5% noise: B's interval holds 1 but reaches past
+	// ±1%, so it is undecided, not "no difference".
+	if b.Verdict != Undecided || !b.Ratio.HasInterval() || b.Ratio.Excludes(1) {
+		t.Errorf("B = %+v, want undecided", b)
+	}
+	long := Paired(pairedRun(t, 60, map[string]float64{"BenchmarkA": 1.03, "BenchmarkB": 1}, "", 7), "old", "new", analysis.DefaultOptions(), nil)
+	for _, r := range long.Rows {
+		if r.Name == "BenchmarkB" && r.Unit == "sec/op" && (r.Verdict != NoDifference || r.Ratio.Lo < 1/1.01 || r.Ratio.Hi > 1.01) {
+			t.Errorf("B over 60 rounds = %+v, want no difference within ±1%%", r)
+		}
 	}
 	if c := rows["BenchmarkA allocs/op"]; c.Verdict != NoDifference || !c.Same {
 		t.Errorf("allocs/op = %+v, want no difference at ratio 1", c)
@@ -207,6 +219,30 @@ func TestPairedDirections(t *testing.T) {
 		}
 		if len(res.Rows) != 2 {
 			t.Errorf("metadata %q: %d rows, want sec/op and B/s", meta, len(res.Rows))
+		}
+	}
+}
+
+// TestVerdictMatchesInterval: a row's word follows the interval it prints.
+func TestVerdictMatchesInterval(t *testing.T) {
+	tests := []struct {
+		name          string
+		ratio, lo, hi float64
+		same          bool
+		want          Change
+	}{
+		{"a doubling", 1.96, 1.746, 2.311, false, Slower},
+		{"faster", 0.9, 0.85, 0.95, false, Faster},
+		{"inside the band", 1.001, 0.995, 1.006, false, NoDifference},
+		{"holds 1, too wide", 1.1, 0.983, 1.482, false, Undecided},
+		{"holds 1, one side past the band", 1.0, 0.989, 1.005, false, Undecided},
+		{"no interval", 1.2, math.NaN(), math.NaN(), false, Undecided},
+		{"identical", 1, 1, 1, true, NoDifference},
+	}
+	for _, tt := range tests {
+		r := analysis.Ratio{N: 10, Ratio: tt.ratio, Lo: tt.lo, Hi: tt.hi}
+		if got := judge("sec/op", r, r.Excludes(1), tt.same, nil); got != tt.want {
+			t.Errorf("%s: [%g, %g] reads %q, want %q", tt.name, tt.lo, tt.hi, got, tt.want)
 		}
 	}
 }

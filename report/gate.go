@@ -135,7 +135,7 @@ func RulingLine(r compare.Ruling) string {
 	case compare.HoldsLimit:
 		words += "; the estimate is " + percent(r.Distance) + " from the limit"
 	case compare.NoDiscovery:
-		words += fmt.Sprintf(" (p adjusted by Benjamini–Hochberg: %.3g)", r.Row.PAdj)
+		words += fmt.Sprintf(" (adjusted p: %.3g)", r.Row.PAdj)
 	}
 	return head + "undecided on " + rule + ": " + words
 }

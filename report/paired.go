@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -14,26 +15,37 @@ import (
 	"github.com/perflab/perflab/store"
 )
 
-// pairedVerdict is the row's verdict with the precision reached:
-// "slower", or "no difference (±0.8%)" — no change was detected, and the
-// interval's half-width says how small a change could have been missed.
-func pairedVerdict(p findings.PairedRow) string {
-	if p.WorkUnchanged {
+// pairedVerdict is the row's verdict in words that match its printed
+// interval: "slower" (the interval excludes no change), "no difference
+// (within ±1%)" (it lies within the equivalence band), or "undecided
+// (±8.0%)" with the half-width reached.
+func pairedVerdict(p findings.PairedRow, band float64) string {
+	switch {
+	case p.WorkUnchanged:
 		return string(p.Verdict) + ", instructions/op unchanged"
-	}
-	if p.Verdict != findings.NoDifference {
-		return string(p.Verdict)
-	}
-	if p.Same {
+	case p.Same:
 		return "no difference (identical)"
+	case p.Verdict == findings.NoDifference:
+		return fmt.Sprintf("no difference (within ±%s)", pctBand(band))
+	case p.Verdict != findings.Undecided:
+		return string(p.Verdict)
+	case p.Ratio.N == 0:
+		return "undecided (no paired rounds)"
+	case !p.Ratio.HasInterval():
+		return "undecided (too few rounds for an interval)"
 	}
-	if !p.Ratio.HasInterval() {
-		if p.Ratio.N == 0 {
-			return "no difference (no paired rounds)"
-		}
-		return "no difference (too few rounds for an interval)"
+	return fmt.Sprintf("undecided (±%.1f%%)", p.Ratio.HalfWidth()*100)
+}
+
+func pctBand(b float64) string { return strconv.FormatFloat(100*b, 'g', 3, 64) + "%" }
+
+// levelCI heads a unit's interval column: "95% CI", "99.5% CI".
+func levelCI(r *findings.PairedResult, unit string) string {
+	l, ok := r.Levels[unit]
+	if !ok {
+		l = 1 - r.Alpha
 	}
-	return fmt.Sprintf("no difference (±%.1f%%)", p.Ratio.HalfWidth()*100)
+	return strconv.FormatFloat(100*l, 'g', 4, 64) + "% CI"
 }
 
 // PairedSource is where a paired comparison came from: the heading of
@@ -58,7 +70,6 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 		fmt.Fprintf(w, "\nold: %s\nnew: %s\n%d interleaved rounds, paired new/old\n\n", src.Old, src.New, src.Rounds)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	conf := fmt.Sprintf("%.0f%% CI", (1-r.Alpha)*100)
 	same := sameUnits(r)
 	rows := slices.DeleteFunc(slices.Clone(r.Rows), func(row findings.PairedRow) bool { return slices.Contains(same, row.Unit) })
 	layoutHead, gap := "", "\t\t\t\t\t\t\t"
@@ -67,10 +78,10 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 	}
 	byUnit(tw, rows, func(r findings.PairedRow) string { return r.Unit },
 		func(unit string) {
-			fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (BH)%s\tverdict\t\n", unit, conf, layoutHead)
+			fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (adj)%s\tverdict\t\n", unit, levelCI(r, unit), layoutHead)
 		},
 		func(row findings.PairedRow) {
-			mark := gateOf(gate, "", row.Name, row.Unit).verdict(pairedVerdict(row), ruleText)
+			mark := gateOf(gate, "", row.Name, row.Unit).verdict(pairedVerdict(row, r.Band), ruleText)
 			lay := ""
 			if r.Layout != nil {
 				lay = "\t" + layoutSpread(row)
@@ -82,7 +93,7 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s\n", LayoutWords(r.Layout))
+	fmt.Fprintf(w, "\n%s\n%s\n", pairedLevels(r), LayoutWords(r.Layout))
 	if len(r.Rows) == 0 {
 		fmt.Fprintln(w, "no benchmark ran on both sides")
 	}
@@ -111,14 +122,21 @@ func pairedGeomeanText(w io.Writer, r *findings.PairedResult, unit string) {
 	}
 }
 
-// layoutSpread is a row's spread from link layout alone: "±9.1%", what
-// one side's layout moves the benchmark by in 95% of layouts (1.96
-// standard deviations), or "?" without enough layouts to tell.
+// layoutSpread is a row's spread from link layout alone, what one side's
+// layout moves the benchmark by in 95% of layouts (1.96 standard
+// deviations): "±9.1%" when the run tells layout from noise (the lower
+// bound of its standard deviation is above 0), "<±4.0%" (its upper bound)
+// when it cannot, "?" without enough layouts.
 func layoutSpread(row findings.PairedRow) string {
-	if !row.LayoutKnown {
+	l := row.Layout
+	if l == nil {
 		return "?"
 	}
-	return fmt.Sprintf("±%.1f%%", 100*math.Expm1(1.96*row.Layout))
+	pct := func(sd float64) float64 { return 100 * math.Expm1(1.96*sd) }
+	if l.Lo > 0 {
+		return fmt.Sprintf("±%.1f%%", pct(l.SD))
+	}
+	return fmt.Sprintf("<±%.1f%%", pct(l.Hi))
 }
 
 // LayoutWords says how a paired comparison's builds were linked, and so
@@ -127,7 +145,7 @@ func LayoutWords(l *findings.PairedLayout) string {
 	if l == nil {
 		return "link layout: fixed (each side linked once): the verdicts hold for these two binaries only; --layout random samples layouts so they hold for the source"
 	}
-	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every %d rounds, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts)",
+	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every %d rounds, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts; \"<\" an upper bound where the rounds cannot tell layout from noise)",
 		l.PerLayout, l.Layouts)
 }
 
@@ -183,13 +201,13 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gat
 				fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", esc(unit))
 			}
 			if r.Layout != nil {
-				fmt.Fprintf(&b, "| %s | old | new | new/old | %.0f%% CI | p (BH) | layout | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", esc(unit), (1-r.Alpha)*100)
+				fmt.Fprintf(&b, "| %s | old | new | new/old | %s | p (adj) | layout | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", esc(unit), levelCI(r, unit))
 			} else {
-				fmt.Fprintf(&b, "| %s | old | new | new/old | %.0f%% CI | p (BH) | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", esc(unit), (1-r.Alpha)*100)
+				fmt.Fprintf(&b, "| %s | old | new | new/old | %s | p (adj) | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", esc(unit), levelCI(r, unit))
 			}
 		}
 		g := gateOf(gate, "", row.Name, row.Unit)
-		v := pairedVerdict(row)
+		v := pairedVerdict(row, r.Band)
 		switch {
 		case g.undecided != nil:
 			v = "🟡 " + UndecidedWords(*g.undecided)
@@ -286,7 +304,7 @@ func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
 	if src.RunID != 0 {
 		how = fmt.Sprintf("perflab run %d: %s", src.RunID, how)
 	}
-	out = append(out, fmt.Sprintf("%s; %.0f%% intervals, p adjusted by Benjamini–Hochberg across each unit's rows. %s", how, (1-r.Alpha)*100, analysis.PairedMethod))
+	out = append(out, fmt.Sprintf("%s. %s %s", how, pairedLevels(r), analysis.PairedMethod))
 	out = append(out, LayoutWords(r.Layout))
 	for _, k := range []string{"cpu", "noise-before", "noise-after"} {
 		for _, kv := range src.Env {
@@ -296,6 +314,12 @@ func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
 		}
 	}
 	return out
+}
+
+// pairedLevels says how the rows' intervals and verdict words are set.
+func pairedLevels(r *findings.PairedResult) string {
+	return fmt.Sprintf("Each unit's intervals hold together at %.0f%% (each at 1 − α/m for the unit's m rows, p adjusted alike): a row is faster or slower when its interval excludes no change, \"no difference\" when it lies within ±%s, undecided otherwise; the geomean is at %.0f%%.",
+		(1-r.Alpha)*100, pctBand(r.Band), (1-r.Alpha)*100)
 }
 
 // sameUnits lists the units whose every row is identical on both sides,

@@ -145,15 +145,17 @@ func TestPairedTextAndMarkdown(t *testing.T) {
 	if err := report.PairedText(&text, res, src, &gate); err != nil {
 		t.Fatal(err)
 	}
-	contains(t, "paired text", text.String(), []string{"old: abc123 old\nnew: def456 new\n12 interleaved rounds", "new/old", "slower  FAIL sec/op>+1%", "no difference (±", "geomean (2)",
-		"only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical"}, []string{"undecided"})
+	contains(t, "paired text", text.String(), []string{"old: abc123 old\nnew: def456 new\n12 interleaved rounds", "new/old", "slower  FAIL sec/op>+1%", "undecided (±", "geomean (2)",
+		"only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical", "97.5% CI", "p (adj)",
+		"link layout: fixed (each side linked once): the verdicts hold for these two binaries only"}, []string{"no difference (±"})
 	if err := report.PairedMarkdown(&md, res, src, &gate); err != nil {
 		t.Fatal(err)
 	}
 	contains(t, "paired markdown", md.String(), []string{"### A/B", "**Gate `sec/op>+1%`: failed**", "| BenchmarkA | ", "🔴 slower **FAIL**",
 		"B/op, allocs/op: every value identical on both sides.", "Only in old", "old: abc123 old  \n",
-		"perflab run 7: 12 interleaved rounds; 95% intervals", analysis.PairedMethod, "cpu: Synthetic CPU  \n", "noise-before: cv=1.0%"},
-		[]string{"Hodges–Lehmann estimate of the per-round new/old ratios", "undecided"})
+		"perflab run 7: 12 interleaved rounds. Each unit's intervals hold together at 95%", analysis.PairedMethod, "cpu: Synthetic CPU  \n", "noise-before: cv=1.0%",
+		"| 97.5% CI | p (adj) |", "link layout: fixed"},
+		[]string{"Hodges–Lehmann estimate of the per-round new/old ratios", "no difference (±"})
 }
 
 // TestPairedGate: a paired comparison under a gate, in the terminal
@@ -185,9 +187,9 @@ func TestPairedGate(t *testing.T) {
 			[]string{"**Gate `sec/op>+5%`: undecided** — no change beyond the limit, but 1 benchmark(s) could not be ruled on", "🟡 " + bWords, "the estimate is 4.9% from the limit"},
 			[]string{"FAIL"}},
 		{"sec/op>+10%", "passed", 0, 0,
-			[]string{"slower  ", "no difference (±7.8%)"},
+			[]string{"slower  ", "undecided (±7.8%)"},
 			[]string{"**Gate `sec/op>+10%`: passed** — every gated benchmark was decided within the limit."},
-			[]string{"FAIL", "undecided"}},
+			[]string{"FAIL", "no difference ("}},
 	} {
 		gate := compare.Check(res.Gate(), res.Alpha, rules(t, tc.rule))
 		var text, md, js strings.Builder

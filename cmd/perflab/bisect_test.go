@@ -51,7 +51,10 @@ func TestBisectFindsTheCulprit(t *testing.T) {
 	before := repoState(t, repo)
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "perflab.db")
-	args := []string{"bisect", hashes[0][:10], "main", ".", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40",
+	// One link per side (--layout fixed): the search is under test here,
+	// and 40 rounds of 20 ms cells would give a step too few random
+	// layouts for an interval (engine/layout_test.go covers layouts).
+	args := []string{"bisect", hashes[0][:10], "main", ".", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40", "--layout", "fixed",
 		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--markdown", filepath.Join(tmp, "bisect.md"), "--html", filepath.Join(tmp, "bisect.html")}
 	out, stderr, code := perflab(t, args...)
 	if code != 0 {
@@ -165,7 +168,7 @@ func TestBisectNothingToBisect(t *testing.T) {
 	}
 	repo, _ := bisectRepo(t, []int{1000, 1000, 1000}, []string{"first", "comment", "another comment"})
 	tmp := t.TempDir()
-	out, stderr, code := perflab(t, "bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "12",
+	out, stderr, code := perflab(t, "bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "12", "--layout", "fixed",
 		"--min-effect", "50%", "--db", filepath.Join(tmp, "p.db"), "--cache", filepath.Join(tmp, "cache"), "--out", filepath.Join(tmp, "runs"))
 	if code != 2 || !strings.Contains(out, "othing to bisect") || !strings.Contains(stderr, "nothing to bisect") || strings.Contains(stderr, "step 2") {
 		t.Errorf("exit %d; want 2 and nothing to bisect after the endpoints\n%s\n%s", code, out, stderr)
@@ -185,7 +188,7 @@ func TestBisectInterruptAndResume(t *testing.T) {
 	repo, hashes := bisectRepo(t, []int{1000, 1000, 4000}, []string{"first", "comment", "work: 4000 steps"})
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "perflab.db")
-	args := []string{"bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40",
+	args := []string{"bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40", "--layout", "fixed",
 		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
 	// A round of the midpoint step stores 4 results (the endpoints' 2).
 	cmd, all, wait := startUntil(t, bin, "round 2/8 stored: 4 results", args...)
