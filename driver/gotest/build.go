@@ -238,6 +238,10 @@ func Compile(ctx context.Context, b Build) (bin string, cached bool, err error) 
 	}
 	bin = filepath.Join(cacheDir, key+".test")
 	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		// Mark it used, so that pruning the cache oldest first removes
+		// the binaries used least recently.
+		now := time.Now()
+		_ = os.Chtimes(bin, now, now)
 		return bin, true, nil
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
