@@ -331,8 +331,13 @@ func abBenches(ctx context.Context, f *abFlags, sides [2]abSide, pkg string, std
 	var out [2][]discover.Bench
 	var failed []string
 	for i, sd := range sides {
-		var err error
-		out[i], err = benchesOf(ctx, sd.src, sd.config(), pkg, f.regex, filepath.Join(f.cache, "bin"))
+		l, err := benchesOf(ctx, sd.src, sd.config(), pkg, f.regex, filepath.Join(f.cache, "bin"))
+		if err == nil {
+			out[i] = l.Benches
+			for _, line := range discover.SkipLines(l.Skipped) {
+				fmt.Fprintf(stderr, "perflab ab: %s: %s\n", sd.name, line)
+			}
+		}
 		var be *buildError
 		switch {
 		case ctx.Err() != nil:
@@ -357,9 +362,9 @@ func (e *buildError) Error() string { return e.err.Error() }
 func (e *buildError) Unwrap() error { return e.err }
 
 // benchesOf builds the test binary of pkg in src with config c's settings
-// (cached by content in binCache) and lists its benchmarks matching regex.
-// A failed build is a *buildError.
-func benchesOf(ctx context.Context, src *revision.Source, c discover.Config, pkg, regex, binCache string) ([]discover.Bench, error) {
+// (cached by content in binCache) and lists its benchmarks matching regex,
+// with those that skipped themselves. A failed build is a *buildError.
+func benchesOf(ctx context.Context, src *revision.Source, c discover.Config, pkg, regex, binCache string) (*discover.Listing, error) {
 	s, err := spec.Parse(filepath.Join(src.ModDir, "perflab-ab.toml"), []byte(probeSpec(c)))
 	if err != nil {
 		return nil, err
@@ -372,7 +377,7 @@ func benchesOf(ctx context.Context, src *revision.Source, c discover.Config, pkg
 		}
 		return nil, &buildError{err}
 	}
-	return discover.List(ctx, bin, filepath.Join(src.ModDir, filepath.FromSlash(pkg)), regex)
+	return discover.Scan(ctx, bin, filepath.Join(src.ModDir, filepath.FromSlash(pkg)), regex)
 }
 
 // probeSpec is a one-config spec holding a config's settings, so its

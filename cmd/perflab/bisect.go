@@ -391,13 +391,19 @@ func (b *bisectRun) prepare(ctx context.Context, i int) error {
 	src, err := b.repo.MaterializeWith(ctx, b.history[i].Hash, b.f.cache, b.pkg, b.files)
 	if err == nil {
 		b.sources[i] = src
-		var list []discover.Bench
-		list, err = benchesOf(ctx, src, discover.Config{Name: "probe"}, b.pkg, b.f.regex, filepath.Join(b.f.cache, "bin"))
+		var l *discover.Listing
+		l, err = benchesOf(ctx, src, discover.Config{Name: "probe"}, b.pkg, b.f.regex, filepath.Join(b.f.cache, "bin"))
 		var be *buildError
 		if errors.As(err, &be) {
 			err = fmt.Errorf("does not build: %s", compileError(err.Error()))
 		}
-		b.benches[i] = list
+		b.benches[i] = nil
+		if err == nil {
+			b.benches[i] = l.Benches
+			for _, line := range discover.SkipLines(l.Skipped) {
+				fmt.Fprintf(b.stderr, "perflab bisect: %s: %s\n", b.name(i), line)
+			}
+		}
 	}
 	if err != nil && ctx.Err() == nil {
 		b.failed[i] = err
