@@ -246,3 +246,62 @@ func TestVerdictMatchesInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestPairedManyRows: a suite of 100 benchmarks of which 5 change by 10%
+// and 95 do not, with one-sided bursts in some rounds: across simulated
+// runs, any null row decided (a family-wise error) happens in at most α of
+// runs, the rows that change are decided in the right direction, and a
+// null row's word is never "no difference" unless its interval lies
+// within the band.
+func TestPairedManyRows(t *testing.T) {
+	const runs, rows, rounds, alpha = 100, 100, 24, 0.05
+	rng := rand.New(rand.NewPCG(5, 6))
+	familyErrors, found := 0, 0
+	for range runs {
+		var b strings.Builder
+		for r := 1; r <= rounds; r++ {
+			drift := 1 + 0.2*rng.Float64()
+			for _, cfg := range []string{"old", "new"} {
+				fmt.Fprintf(&b, "config: %s\nround: %d\n", cfg, r)
+				for i := range rows {
+					v := 1000 * drift * math.Exp(0.01*rng.NormFloat64())
+					if rng.Float64() < 0.05 {
+						v *= 1.1 + 0.5*rng.Float64() // a busy spell slows one sample
+					}
+					if cfg == "new" && i < 5 {
+						v *= 1.10
+					}
+					fmt.Fprintf(&b, "BenchmarkRow%03d 1000 %.3f ns/op\n", i, v)
+				}
+			}
+		}
+		rs, err := gotest.Parse(strings.NewReader(b.String()), "run")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
+		wrong := false
+		for i, row := range res.Rows {
+			switch {
+			case i < 5 && row.Verdict == Slower:
+				found++
+			case i >= 5 && (row.Verdict == Slower || row.Verdict == Faster):
+				wrong = true
+			case row.Verdict == NoDifference && (row.Ratio.Lo < 1/(1+EquivalenceBand) || row.Ratio.Hi > 1+EquivalenceBand):
+				t.Fatalf("%s reads no difference with interval [%g, %g]", row.Name, row.Ratio.Lo, row.Ratio.Hi)
+			}
+		}
+		if wrong {
+			familyErrors++
+		}
+	}
+	rate := float64(familyErrors) / runs
+	se := math.Sqrt(alpha * (1 - alpha) / runs)
+	t.Logf("100 rows, 24 rounds: a null row decided in %.1f%% of runs; %d of %d changed rows decided slower", 100*rate, found, 5*runs)
+	if rate > alpha+3*se {
+		t.Errorf("a null row was decided in %.1f%% of runs, more than α = 5%%", 100*rate)
+	}
+	if found < 4*runs {
+		t.Errorf("only %d of %d rows 10%% slower were decided slower", found, 5*runs)
+	}
+}
