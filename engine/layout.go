@@ -363,7 +363,10 @@ func startLayouts(ctx context.Context, opt Options, resume *store.Run, p *plan.P
 	if err != nil {
 		return nil, err
 	}
-	if resume == nil {
+	// Shards of one run must agree on the clusters without talking to
+	// each other: they keep the least rounds per layout rather than one
+	// chosen from their own machine's timing.
+	if resume == nil && opt.Shard == nil {
 		cells := 0
 		for _, c := range p.Cells {
 			if _, ok := bins[c.Config]; ok {
