@@ -499,22 +499,34 @@ func (b *bisectRun) measure(ctx context.Context, s bisect.Step, runs []int64, st
 		st, err := findings.LoadBisectStep(ctx, b.db, s, runs, b.rule)
 		return st, "the budget was spent before it", err
 	}
-	id, err := b.run(ctx, s, runs, budget, left)
-	if err != nil {
-		return findings.BisectStep{}, "", err
+	var spent time.Duration
+	for {
+		id, err := b.run(ctx, s, runs, budget, left)
+		if err != nil {
+			return findings.BisectStep{}, "", err
+		}
+		spent += budget
+		runs = append(runs, id)
+		st, err := findings.LoadBisectStep(ctx, b.db, s, runs, b.rule)
+		if err != nil || st.Verdict != bisect.Undecided {
+			return st, "", err
+		}
+		if st.Rounds == 0 {
+			return st, b.failure(ctx, s, id), nil
+		}
+		if budget <= 0 {
+			return st, fmt.Sprintf("it reached --max-rounds %d", b.f.seq.maxRounds), nil
+		}
+		// An undecided step ends the search, so what is left of the
+		// budget can serve only this step: it goes on with a further
+		// share (pooled with its earlier runs) while one is worth
+		// starting and --max-rounds allows.
+		left = b.f.seq.maxRounds - st.Rounds
+		if budget, ok = b.stepBudget(s); !ok || left < 1 || ctx.Err() != nil {
+			return st, fmt.Sprintf("its share of the budget (%s) was spent", spent.Round(time.Second)), nil
+		}
+		fmt.Fprintf(b.stderr, "perflab bisect: step %d still undecided after %d rounds; it goes on with %s more of the budget\n", s.Number, st.Rounds, budget.Round(time.Second))
 	}
-	runs = append(runs, id)
-	st, err := findings.LoadBisectStep(ctx, b.db, s, runs, b.rule)
-	if err != nil || st.Verdict != bisect.Undecided {
-		return st, "", err
-	}
-	if st.Rounds == 0 {
-		return st, b.failure(ctx, s, id), nil
-	}
-	if budget > 0 {
-		return st, fmt.Sprintf("its share of the budget (%s) was spent", budget.Round(time.Second)), nil
-	}
-	return st, fmt.Sprintf("it reached --max-rounds %d", b.f.seq.maxRounds), nil
 }
 
 // minStepBudget is the least share of the budget a step starts with.
