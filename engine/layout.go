@@ -289,8 +289,9 @@ func (l *layouts) perRound() time.Duration {
 }
 
 // choosePer sets the rounds per layout from the first cluster's link time
-// and a round's expected time, so that relinking takes at most about half
-// a round's time (a third of the rounds a budget buys).
+// and a round's expected time, so that relinking takes at most about 0.4
+// of a round's time: under a third of the rounds a budget buys, with room
+// for links slower and rounds shorter than their first measures.
 func (l *layouts) choosePer(round time.Duration) {
 	if l == nil || l.cluster != 1 {
 		return
@@ -300,10 +301,10 @@ func (l *layouts) choosePer(round time.Duration) {
 
 // perLayout is the number of rounds one layout serves when linking a
 // cluster takes link and a round takes round: the fewest, at least
-// minPerLayout, for which link/per ≤ round/2.
+// minPerLayout, for which link/per ≤ 0.4·round.
 func perLayout(link, round time.Duration) int {
 	per := minPerLayout
-	for per < maxPerLayout && 2*link > round*time.Duration(per) {
+	for per < maxPerLayout && 5*link > 2*round*time.Duration(per) {
 		per++
 	}
 	return per

@@ -38,9 +38,9 @@ func TestPerLayout(t *testing.T) {
 		want        int
 	}{
 		{100 * ms, 10 * time.Second, 2}, // links cheap: the floor, 2 rounds a layout
-		{1000 * ms, 1000 * ms, 2},       // link = round: half a round per round
-		{1000 * ms, 700 * ms, 3},
-		{1300 * ms, 720 * ms, 4},
+		{1000 * ms, 1000 * ms, 3},       // link = round: a third of a round per round
+		{1000 * ms, 700 * ms, 4},
+		{1300 * ms, 720 * ms, 5},
 		{10 * time.Second, 100 * ms, 8}, // capped
 	}
 	for _, tt := range tests {
@@ -48,8 +48,8 @@ func TestPerLayout(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("perLayout(%s, %s) = %d, want %d", tt.link, tt.round, got, tt.want)
 		}
-		if got < maxPerLayout && 2*tt.link > tt.round*time.Duration(got) {
-			t.Errorf("perLayout(%s, %s) = %d: links cost more than half a round", tt.link, tt.round, got)
+		if got < maxPerLayout && 5*tt.link > 2*tt.round*time.Duration(got) {
+			t.Errorf("perLayout(%s, %s) = %d: links cost more than 0.4 of a round", tt.link, tt.round, got)
 		}
 	}
 }
