@@ -93,7 +93,7 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s\n%s\n", pairedLevels(r), LayoutWords(r.Layout))
+	fmt.Fprintf(w, "\n%s\n%s\n", pairedLevels(r), layoutWords(r.Layout))
 	if len(r.Rows) == 0 {
 		fmt.Fprintln(w, "no benchmark ran on both sides")
 	}
@@ -139,9 +139,9 @@ func layoutSpread(row findings.PairedRow) string {
 	return fmt.Sprintf("<±%.1f%%", pct(l.Hi))
 }
 
-// LayoutWords says how a paired comparison's builds were linked, and so
+// layoutWords says how a paired comparison's builds were linked, and so
 // what its verdicts are about: the source over layouts, or two binaries.
-func LayoutWords(l *findings.PairedLayout) string {
+func layoutWords(l *findings.PairedLayout) string {
 	if l == nil {
 		return "link layout: fixed (each side linked once): the verdicts hold for these two binaries only; --layout random samples layouts so they hold for the source"
 	}
@@ -305,7 +305,7 @@ func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
 		how = fmt.Sprintf("perflab run %d: %s", src.RunID, how)
 	}
 	out = append(out, fmt.Sprintf("%s. %s %s", how, pairedLevels(r), analysis.PairedMethod))
-	out = append(out, LayoutWords(r.Layout))
+	out = append(out, layoutWords(r.Layout))
 	for _, k := range []string{"cpu", "noise-before", "noise-after"} {
 		for _, kv := range src.Env {
 			if kv.Key == k && kv.Value != "" {
