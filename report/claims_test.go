@@ -126,6 +126,14 @@ func TestClaimsRunCoversEveryVerdict(t *testing.T) {
 	if m := header(f); !strings.Contains(m, "6 of 6 rounds stored, then 6 follow-up rounds for the claims") {
 		t.Errorf("header %q does not name the 6 follow-up rounds", m)
 	}
+	seq := *f
+	seq.Opt.Anytime, seq.Opt.PerLayout, seq.RoundsDone = true, 3, 44
+	seqRun := *f.Run
+	seqRun.RoundsPlanned = 8
+	seq.Run = &seqRun
+	if m := header(&seq); !strings.Contains(m, "44 rounds stored (an initial pass of 8, then rounds of the undecided cells) · link layouts: a fresh random one every 3 rounds") {
+		t.Errorf("sequential header %q: want the rounds stored beside the initial pass, and the layouts", m)
+	}
 	once := *f
 	once.FollowUp = findings.FollowUp{}
 	if m := header(&once); m == "" || strings.Contains(m, "follow-up") {

@@ -44,6 +44,14 @@ func headerOf(f *findings.Run) header {
 		h.Article = s.Article
 	}
 	rounds := fmt.Sprintf("%d of %d rounds stored", f.RoundsDone, r.RoundsPlanned)
+	if f.Opt.Anytime {
+		// A sequential run's plan holds its initial pass; the rounds
+		// after it ran the cells still undecided.
+		rounds = fmt.Sprintf("%d rounds stored (an initial pass of %d, then rounds of the undecided cells)", f.RoundsDone, r.RoundsPlanned)
+	}
+	if f.Opt.PerLayout > 1 {
+		rounds += fmt.Sprintf(" · link layouts: a fresh random one every %d rounds", f.Opt.PerLayout)
+	}
 	if n := f.FollowUp.Rounds; n > 0 && !f.Opt.Anytime {
 		// The tables read the planned rounds; the claims' open checks
 		// also read the follow-up rounds after them.
