@@ -162,23 +162,16 @@ func (o Options) LayoutSpread(num, den map[int]float64) (LayoutSpread, bool) {
 			boot = append(boot, b)
 		}
 	}
+	if len(boot) == 0 {
+		return LayoutSpread{SD: sd, Lo: math.NaN(), Hi: math.NaN(), Noise: noise, Clusters: len(groups)}, true
+	}
 	slices.Sort(boot)
-	return LayoutSpread{SD: sd, Lo: quantileSorted(boot, 0.05), Hi: quantileSorted(boot, 0.95), Noise: noise, Clusters: len(groups)}, true
+	return LayoutSpread{SD: sd, Lo: quantileLinear(boot, 0.05), Hi: quantileLinear(boot, 0.95), Noise: noise, Clusters: len(groups)}, true
 }
 
 // layoutBootstrap is the number of cluster resamples behind a
 // LayoutSpread's bounds.
 const layoutBootstrap = 400
-
-// quantileSorted is the p-quantile of sorted s by the nearest rank; NaN
-// for an empty s.
-func quantileSorted(s []float64, p float64) float64 {
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
 
 // anovaLayout is the one-way analysis of variance behind LayoutSpread:
 // the layout component's and the noise's standard deviations from groups

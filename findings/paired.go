@@ -170,7 +170,9 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		}
 		sh := opt.Shift(o.Values, n.Values)
 		om, nm := o.ByRound(), n.ByRound()
-		row := PairedRow{Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Ratio: opt.Paired(nm, om), Same: sh.AllEqual}
+		// The ratio itself is computed below, at its unit's level.
+		row := PairedRow{Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Same: sh.AllEqual}
+		obs := len(opt.LogRatios(nm, om)) // independent observations: rounds, or layout clusters
 		if l, ok := opt.LayoutSpread(nm, om); ok {
 			l.SD, l.Lo, l.Hi = l.SD/math.Sqrt2, l.Lo/math.Sqrt2, l.Hi/math.Sqrt2
 			row.Layout = &l
@@ -182,9 +184,9 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			if res.Layout == nil {
 				res.Layout = &PairedLayout{PerLayout: opt.PerLayout}
 			}
-			res.Layout.Layouts = max(res.Layout.Layouts, row.Ratio.N)
+			res.Layout.Layouts = max(res.Layout.Layouts, obs)
 		}
-		if row.Ratio.N > 0 {
+		if obs > 0 {
 			pairs[k.unit] = append(pairs[k.unit], [2]map[int]float64{nm, om})
 		}
 	}
