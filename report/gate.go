@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/perflab/perflab/compare"
@@ -138,6 +139,53 @@ func RulingLine(r compare.Ruling) string {
 		words += fmt.Sprintf(" (adjusted p: %.3g)", r.Row.PAdj)
 	}
 	return head + "undecided on " + rule + ": " + words
+}
+
+// GateRun is how a command ran its gate, for the lines beneath the gate's
+// table: the command's name, the rules as given to --fail-on, whether an
+// undecided row fails the gate (--require-decision), and how to narrow
+// the intervals.
+type GateRun struct {
+	Command         string // "perflab compare"
+	FailOn          string
+	RequireDecision bool
+	Hint            string // "more samples on each side (go test -count) narrow the intervals"
+}
+
+// maxRulingLines bounds the lines GateText prints per kind of ruling.
+const maxRulingLines = 20
+
+// GateText writes the lines a gate prints beneath its table (nil g:
+// none): how many rows break a rule, then a [RulingLine] for each; how
+// many the gate could not decide, then theirs, and, when they do not fail
+// the gate, that --require-decision would. At most 20 lines of each kind,
+// then how many more.
+func GateText(w io.Writer, g *compare.Gate, run GateRun) error {
+	if g == nil {
+		return nil
+	}
+	lines := func(rs []compare.Ruling) {
+		for i, r := range rs {
+			if i == maxRulingLines {
+				fmt.Fprintf(w, "  … and %d more\n", len(rs)-maxRulingLines)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", RulingLine(r))
+		}
+	}
+	fails, undecided := g.Fails(), g.Undecided()
+	if len(fails) > 0 {
+		fmt.Fprintf(w, "%s: %d significant changes beyond --fail-on %s\n", run.Command, len(fails), run.FailOn)
+		lines(fails)
+	}
+	if len(undecided) > 0 {
+		fmt.Fprintf(w, "%s: the gate could not decide %d row(s) of --fail-on %s: an interval still holds the limit, or there is none; %s\n", run.Command, len(undecided), run.FailOn, run.Hint)
+		lines(undecided)
+		if !run.RequireDecision && len(fails) == 0 {
+			fmt.Fprintf(w, "%s: undecided rows do not fail the gate; with --require-decision they exit 3\n", run.Command)
+		}
+	}
+	return nil
 }
 
 // rulingJSON is one ruling as JSON: the row as the gate read it (its

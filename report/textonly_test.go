@@ -12,11 +12,8 @@ import (
 )
 
 // tableWriters may use text/tabwriter outside report: they print no
-// results of benchmarks. perflab runs lists the stored runs (IDs, states,
-// rounds done); perflab load prints the step its driver has just run
-// while it runs, as the driver's own progress, never a stored run;
-// perflab cache lists the disk its caches take.
-var tableWriters = []string{"cmd/perflab/runs.go", "driver/load/report.go", "cmd/perflab/cache.go"}
+// results of benchmarks. perflab cache lists the disk its caches take.
+var tableWriters = []string{"cmd/perflab/cache.go"}
 
 // resultPackages hold or show results, so they may not write JSON: their
 // values go out through report.JSON.

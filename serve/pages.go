@@ -47,17 +47,7 @@ func page(name, body string) *template.Template {
 
 var runsTmpl = page("runs", `
 <h1>Runs</h1>
-<p class="note">Database <code>{{.DB}}</code>, newest first. Open a run for its report (charts, tables, claims, profiles). The claims column counts the verdicts stored when each run finished, at the α it ran with; a run's page computes them again at this server's α, exactly as <code>perflab report RUN --alpha</code> does.</p>
-{{if .Runs}}<table id="runs">
-<thead><tr><th>run</th><th>experiment</th><th>mode</th><th>status</th><th>rounds</th><th>started</th><th>claims</th><th></th></tr></thead>
-<tbody>{{range .Runs}}<tr>
-<td><a class="run" href="/run/{{.ID}}">run {{.ID}}</a></td><td>{{.Experiment}}</td><td>{{.Mode}}</td><td>{{.Status}}</td><td class="num">{{.Rounds}}/{{.RoundsPlanned}}</td>
-<td>{{.StartedAt.Local.Format "2006-01-02 15:04:05"}}</td>
-<td>{{range .Verdicts}}<span class="chip {{.Class}}">{{.Text}}</span>{{end}}</td>
-<td>{{if .Prev}}<a href="/compare?old={{.Prev}}&amp;new={{.ID}}">compare with run {{.Prev}}</a>{{end}}</td>
-</tr>{{end}}</tbody></table>
-{{else}}<p>No runs yet: start one with <code>perflab run poolreuse --quick</code>.</p>{{end}}
-`)
+{{.List}}`)
 
 var compareTmpl = page("compare", `
 <h1>Compare runs</h1>

@@ -130,15 +130,6 @@ func (s *Server) load(ctx context.Context, id int64) (*findings.Run, error) {
 
 // ---- runs list ----
 
-type runRow struct {
-	store.Run
-	Rounds   int
-	Verdicts []verdictChip
-	Prev     int64 // the previous run of the same experiment, 0 if none
-}
-
-type verdictChip struct{ Text, Class string }
-
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	runs, err := s.opt.DB.Runs(ctx)
@@ -146,42 +137,45 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	var rows []runRow
+	l := report.RunList{DB: s.opt.DB.Path()}
 	for i, run := range runs {
 		done, err := s.opt.DB.RoundsDone(ctx, run.ID)
 		if err != nil {
 			s.fail(w, err)
 			return
 		}
-		run.Status = run.State() // a run whose process died reads as interrupted
-		row := runRow{Run: run, Rounds: len(done)}
+		state := run.State() // a run whose process died reads as interrupted
+		e := report.RunEntry{
+			ID: run.ID, Experiment: run.Experiment, Mode: run.Mode,
+			State: state, ProcessGone: state != run.Status, Owner: run.Owner.String(),
+			Rounds: len(done), RoundsPlanned: run.RoundsPlanned, Started: run.StartedAt,
+			Verdicts: map[string]int{},
+		}
 		vs, err := s.opt.DB.Verdicts(ctx, run.ID)
 		if err != nil {
 			s.fail(w, err)
 			return
 		}
-		counts := map[string]int{}
 		for _, v := range vs {
-			counts[v.Verdict]++
-		}
-		for _, v := range []string{"reproduced", "contradicted", "inconclusive", "not testable"} {
-			if counts[v] > 0 {
-				row.Verdicts = append(row.Verdicts, verdictChip{fmt.Sprintf("%d %s", counts[v], v), report.VerdictClass(v)})
-			}
+			e.Verdicts[v.Verdict]++
 		}
 		for _, older := range runs[i+1:] { // runs are newest first
 			if older.Experiment == run.Experiment {
-				row.Prev = older.ID
+				e.Prev = older.ID
 				break
 			}
 		}
-		rows = append(rows, row)
+		l.Runs = append(l.Runs, e)
+	}
+	var list bytes.Buffer
+	if err := report.RunsHTML(&list, l); err != nil {
+		s.fail(w, err)
+		return
 	}
 	s.render(w, runsTmpl, struct {
 		Title string
-		DB    string
-		Runs  []runRow
-	}{"perflab runs", s.opt.DB.Path(), rows})
+		List  template.HTML
+	}{"perflab runs", template.HTML(list.String())})
 }
 
 // ---- a run ----

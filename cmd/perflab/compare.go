@@ -214,15 +214,12 @@ func readSetFile(arg, cmd string, stderr io.Writer) (*findings.Set, error) {
 	return s, err
 }
 
-// maxRulingLines bounds the lines a gate prints per kind of ruling.
-const maxRulingLines = 20
-
-// outcome reports a gate's result on stderr (nil gate: none) and returns
-// the error that sets the exit code: a usage error when a rule names a
-// unit no compared benchmark reports; errExit1, after a line per row, when
-// a row lies beyond a limit; errUndecided, after a line per row, when a
-// row is undecided under --require-decision; nil when the gate passed or
-// left rows undecided without it. hint says how to narrow the intervals.
+// outcome reports a gate's result on stderr (nil gate: none; the lines
+// are report.GateText's) and returns the error that sets the exit code: a
+// usage error when a rule names a unit no compared benchmark reports;
+// errExit1 when a row lies beyond a limit; errUndecided when a row is
+// undecided under --require-decision; nil when the gate passed or left
+// rows undecided without it. hint says how to narrow the intervals.
 func (g *gateFlags) outcome(stderr io.Writer, cmd string, gate *compare.Gate, hint string) error {
 	if gate == nil {
 		return nil
@@ -234,27 +231,10 @@ func (g *gateFlags) outcome(stderr io.Writer, cmd string, gate *compare.Gate, hi
 		}
 		return usageError(fmt.Errorf("--fail-on: no compared benchmark reports the unit of %s; check the unit (units are as benchstat prints them, e.g. sec/op, B/op, allocs/op)", strings.Join(names, ", ")))
 	}
-	lines := func(rs []compare.Ruling) {
-		for i, r := range rs {
-			if i == maxRulingLines {
-				fmt.Fprintf(stderr, "  … and %d more\n", len(rs)-maxRulingLines)
-				break
-			}
-			fmt.Fprintf(stderr, "  %s\n", report.RulingLine(r))
-		}
+	if err := report.GateText(stderr, gate, report.GateRun{Command: cmd, FailOn: g.failOn, RequireDecision: g.requireDecision, Hint: hint}); err != nil {
+		return err
 	}
 	fails, undecided := gate.Fails(), gate.Undecided()
-	if len(fails) > 0 {
-		fmt.Fprintf(stderr, "%s: %d significant changes beyond --fail-on %s\n", cmd, len(fails), g.failOn)
-		lines(fails)
-	}
-	if len(undecided) > 0 {
-		fmt.Fprintf(stderr, "%s: the gate could not decide %d row(s) of --fail-on %s: an interval still holds the limit, or there is none; %s\n", cmd, len(undecided), g.failOn, hint)
-		lines(undecided)
-		if !g.requireDecision && len(fails) == 0 {
-			fmt.Fprintf(stderr, "%s: undecided rows do not fail the gate; with --require-decision they exit 3\n", cmd)
-		}
-	}
 	switch {
 	case len(fails) > 0:
 		return errExit1

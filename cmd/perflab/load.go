@@ -14,6 +14,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/driver/load"
+	"github.com/perflab/perflab/report"
 )
 
 var cmdLoad = &command{
@@ -107,7 +108,7 @@ func init() {
 		if err != nil && res == nil {
 			return err
 		}
-		if err := res.WriteTable(stdout); err != nil {
+		if err := report.LoadText(stdout, res); err != nil {
 			return err
 		}
 		if f.hdrLog != "" {

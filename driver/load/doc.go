@@ -60,7 +60,7 @@
 //
 // [Result.Values] and [Result.Record] give the step as benchmark values
 // (req/s, good-req/s, errors/op, p50-sec, p90-sec, p99-sec, p999-sec,
-// svc-p99-sec), [Result.WriteTable] prints a percentile table and
-// [Result.WriteHDRLog] writes both histograms in the HdrHistogram log
-// format.
+// svc-p99-sec), [Result.Percentiles] and [Result.Codes] the figures of a
+// percentile table (package report writes it), and [Result.WriteHDRLog]
+// writes both histograms in the HdrHistogram log format.
 package load

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -65,7 +64,7 @@ func Quantile(h *hdrhistogram.Histogram, q float64) time.Duration {
 	return time.Duration(h.ValueAtQuantile(q * 100))
 }
 
-// Quantiles reported by the table and the records.
+// Quantiles reported by Percentiles and the records.
 var reportQuantiles = []struct {
 	q    float64
 	name string
@@ -119,59 +118,37 @@ func UnitMetadata() []benchfmt.UnitMetadata {
 	return m
 }
 
-// WriteTable prints a human-readable summary of the step: rates, the
-// percentile table of latency and service time, status codes, errors and
-// generator health.
-func (r *Result) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	model := "closed model"
-	if r.Open {
-		model = fmt.Sprintf("open model at %s req/s", fmtRate(r.Rate))
-	}
-	fmt.Fprintf(tw, "%s for %v: %d requests scheduled, %d sent, %d responses in %v\n", model, r.Duration, r.Scheduled, r.Sent, r.Responses, r.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(tw, "throughput %s req/s, goodput %s req/s, error rate %.3g%%\n\n", fmtRate(r.Throughput()), fmtRate(r.Goodput()), 100*r.ErrorRate())
-	latName := "latency (from intended send)"
-	if !r.Open {
-		latName = "latency"
-	}
-	fmt.Fprintf(tw, "percentile\t%s\tservice time (from actual send)\n", latName)
+// Percentile is the latency and the service time at one quantile of a
+// step, or at its maximum.
+type Percentile struct {
+	Name             string // "p50", "p90", "p99", "p99.9" or "max"
+	Latency, Service time.Duration
+}
+
+// Percentiles gives the step's latency and service time at p50, p90, p99
+// and p99.9, then their maxima; 0 where a histogram is empty.
+func (r *Result) Percentiles() []Percentile {
+	out := make([]Percentile, 0, len(reportQuantiles)+1)
 	for _, q := range reportQuantiles {
-		fmt.Fprintf(tw, "%s\t%v\t%v\n", q.name, fmtDur(Quantile(r.Latency, q.q)), fmtDur(Quantile(r.Service, q.q)))
+		out = append(out, Percentile{q.name, Quantile(r.Latency, q.q), Quantile(r.Service, q.q)})
 	}
-	fmt.Fprintf(tw, "max\t%v\t%v\n", fmtDur(maxOf(r.Latency)), fmtDur(maxOf(r.Service)))
-	tw.Flush()
-	codes := make([]int, 0, len(r.Status))
-	for c := range r.Status {
-		codes = append(codes, c)
+	return append(out, Percentile{"max", maxOf(r.Latency), maxOf(r.Service)})
+}
+
+// StatusCount is how many responses carried one status code.
+type StatusCount struct {
+	Code int
+	N    int64
+}
+
+// Codes lists the step's responses per status code, by code.
+func (r *Result) Codes() []StatusCount {
+	out := make([]StatusCount, 0, len(r.Status))
+	for c, n := range r.Status {
+		out = append(out, StatusCount{c, n})
 	}
-	slices.Sort(codes)
-	var parts []string
-	for _, c := range codes {
-		parts = append(parts, fmt.Sprintf("%d×%d", c, r.Status[c]))
-	}
-	if len(parts) == 0 {
-		parts = []string{"none"}
-	}
-	fmt.Fprintf(w, "\nstatus codes: %s\n", strings.Join(parts, ", "))
-	if r.Errors > 0 || r.Unsent > 0 {
-		fmt.Fprintf(w, "transport errors: %d, unsent: %d", r.Errors, r.Unsent)
-		if r.FirstErr != "" {
-			fmt.Fprintf(w, " (first: %s)", r.FirstErr)
-		}
-		fmt.Fprintln(w)
-	}
-	h := r.Health
-	fmt.Fprintf(w, "generator: %.2f of %d CPU cores", h.CPU, h.CPUs)
-	if r.Open {
-		fmt.Fprintf(w, ", dispatched %s req/s of %s requested, max schedule lag %v, %d late (> %v)",
-			fmtRate(h.DispatchRate), fmtRate(h.RequestedRate), h.MaxLag.Round(time.Microsecond), h.Late, h.LateAfter)
-	}
-	fmt.Fprintf(w, ", at most %d connections busy\n", r.MaxBusy)
-	if h.Limited {
-		_, err := fmt.Fprintf(w, "INVALID: this step was limited by the load generator, not the target: %s\n", h.Reason)
-		return err
-	}
-	return nil
+	slices.SortFunc(out, func(a, b StatusCount) int { return a.Code - b.Code })
+	return out
 }
 
 func maxOf(h *hdrhistogram.Histogram) time.Duration {
@@ -179,25 +156,6 @@ func maxOf(h *hdrhistogram.Histogram) time.Duration {
 		return 0
 	}
 	return time.Duration(h.Max())
-}
-
-func fmtDur(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "—"
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(10 * time.Microsecond).String()
-	}
-	return d.Round(time.Millisecond).String()
-}
-
-func fmtRate(r float64) string {
-	if r >= 100 {
-		return fmt.Sprintf("%.0f", r)
-	}
-	return fmt.Sprintf("%.3g", r)
 }
 
 // WriteHDRLog writes the step's latency and service-time histograms to w

@@ -150,16 +150,20 @@ func TestOpenModelCounts(t *testing.T) {
 	if res.Latency.TotalCount() != res.Responses {
 		t.Errorf("%d latencies recorded for %d responses", res.Latency.TotalCount(), res.Responses)
 	}
-	var buf bytes.Buffer
-	if err := res.WriteTable(&buf); err != nil {
-		t.Fatal(err)
+	if c := res.Codes(); len(c) != 2 || c[0] != (StatusCount{200, res.Status[200]}) || c[1] != (StatusCount{404, res.Status[404]}) {
+		t.Errorf("codes %v, want 200 then 404 with their counts %v", c, res.Status)
 	}
-	for _, want := range []string{"open model at 400 req/s", "p99", "p99.9", "200×", "404×", "from intended send"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, buf.String())
+	var names []string
+	for _, p := range res.Percentiles() {
+		names = append(names, p.Name)
+		if !(p.Latency > 0 && p.Service > 0 && p.Service <= p.Latency) {
+			t.Errorf("%s: latency %v, service %v; want both positive, service time within latency", p.Name, p.Latency, p.Service)
 		}
 	}
-	buf.Reset()
+	if got := strings.Join(names, " "); got != "p50 p90 p99 p99.9 max" {
+		t.Errorf("percentiles %s, want p50 p90 p99 p99.9 max", got)
+	}
+	var buf bytes.Buffer
 	if err := res.WriteHDRLog(&buf, "t-"); err != nil {
 		t.Fatal(err)
 	}
