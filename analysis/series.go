@@ -57,11 +57,12 @@ const (
 
 // Sample holds every value measured for one (config, name, unit).
 type Sample struct {
-	Config string // the result's "config" key; "" when absent
-	Name   benchname.Name
-	Unit   string
-	Values []float64
-	Rounds []int // the round of each value (its "round" key); 0 when unknown
+	Config  string // the result's "config" key; "" when absent
+	Package string // the result's "package" key: set in a run over several packages
+	Name    benchname.Name
+	Unit    string
+	Values  []float64
+	Rounds  []int // the round of each value (its "round" key); 0 when unknown
 }
 
 // ByRound returns the sample's values keyed by round, or nil when any value
@@ -139,21 +140,22 @@ func (s *Sample) Num(key string) (float64, bool) {
 	return f, true
 }
 
-// Collect groups results into samples keyed by (config, full name, unit), in
-// first-seen order.
+// Collect groups results into samples keyed by (config, package, full
+// name, unit), in first-seen order. The package is the run's "package"
+// key, set only in a run over several packages.
 func Collect(results []*benchfmt.Result) []*Sample {
-	type key struct{ config, name, unit string }
+	type key struct{ config, pkg, name, unit string }
 	index := map[key]*Sample{}
 	var out []*Sample
 	for _, r := range results {
-		cfg := r.GetConfig("config")
+		cfg, pkg := r.GetConfig("config"), r.GetConfig("package")
 		round, _ := strconv.Atoi(r.GetConfig("round"))
 		name := "Benchmark" + string(r.Name.Full()) // benchfmt drops the prefix
 		for _, v := range r.Values {
-			k := key{cfg, name, v.Unit}
+			k := key{cfg, pkg, name, v.Unit}
 			s := index[k]
 			if s == nil {
-				s = &Sample{Config: cfg, Name: benchname.Parse(name), Unit: v.Unit}
+				s = &Sample{Config: cfg, Package: pkg, Name: benchname.Parse(name), Unit: v.Unit}
 				index[k] = s
 				out = append(out, s)
 			}

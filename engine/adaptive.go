@@ -453,7 +453,7 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 			return err
 		}
 		cell := r.plan.Cells[ci]
-		bin, ok := bins[cell.Config]
+		bin, ok := bins[slot(cell)]
 		if !ok {
 			continue
 		}

@@ -28,7 +28,7 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 	var probe plan.Cell
 	cells := 0
 	for _, c := range p.Cells {
-		if _, ok := bins[c.Config]; ok {
+		if _, ok := bins[slot(c)]; ok {
 			if cells == 0 {
 				probe = c
 			}
@@ -39,7 +39,7 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 		return nil
 	}
 	r := &rounds{opt: opt, mode: *mode, timeout: timeout, meas: meas}
-	if _, err := r.runCell(ctx, bins[probe.Config], probe, 0); err != nil && ctx.Err() == nil {
+	if _, err := r.runCell(ctx, bins[slot(probe)], probe, 0); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("timing one cell to fit the budget: %w", err)
 	} else if ctx.Err() != nil {
 		return ctx.Err()

@@ -112,9 +112,10 @@ type Result struct {
 // convertCells converts cells between the plan's shape and the one the
 // store keeps them in; nil stays nil.
 func convertCells[To, From ~struct {
-	Bench  string
-	Levels []string
-	Config string
+	Bench   string
+	Levels  []string
+	Config  string
+	Package string `json:"Package,omitempty"`
 }](cells []From) []To {
 	if cells == nil {
 		return nil
@@ -329,7 +330,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		}
 	}
 	for _, c := range p.Cells {
-		if _, ok := bins[c.Config]; !ok {
+		if _, ok := bins[slot(c)]; !ok {
 			res.Failures++
 		}
 	}
@@ -452,49 +453,61 @@ func unitMeta(s *spec.Spec) []store.UnitMeta {
 	return m
 }
 
-// buildAll compiles one binary per distinct build environment. A config
-// that fails to build keeps its error in its row and is left out; the others
-// go on.
+// buildAll compiles one binary per distinct build environment and package
+// (a slot each, packages.go). A config that fails to build keeps its error
+// in its row and is left out; the others go on.
 func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]string, []store.Config, error) {
 	bins := map[string]string{}
 	byKey := map[string]string{} // build key → binary
 	failed := map[string]error{}
 	var rows []store.Config
+	pkgs := opt.packages()
 	for _, c := range opt.Spec.Configs {
 		row := store.Config{Name: c.Name, BuildEnv: c.BuildEnv(), BuildFlags: c.BuildFlags(), ExecEnv: c.ExecEnv()}
-		key := opt.buildKeyOf(c)
-		bin, ok := byKey[key]
-		var err error
-		if !ok {
-			if ferr, seen := failed[key]; seen {
-				err = ferr
-			} else {
-				b := gotest.Build{Dir: opt.specDir(c.Name), Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
-				start := time.Now()
-				var cached bool
-				bin, cached, err = compile(ctx, opt, c.Name, b, progress)
-				if err == nil {
-					how := "built"
-					if cached {
-						how = "cached"
-					}
-					fmt.Fprintf(progress, "perflab: config %s: test binary %s (%s)\n", c.Name, how, time.Since(start).Round(time.Millisecond))
-					byKey[key] = bin
+		var hashes, errs []string
+		for _, pkg := range pkgs {
+			name := slotOf(c.Name, pkg)
+			key := opt.buildKeyOf(c, pkg)
+			bin, ok := byKey[key]
+			var err error
+			if !ok {
+				if ferr, seen := failed[key]; seen {
+					err = ferr
 				} else {
-					failed[key] = err
+					b := gotest.Build{Dir: opt.specDir(name), Package: opt.packageOf(name), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir}
+					start := time.Now()
+					var cached bool
+					bin, cached, err = compile(ctx, opt, c.Name, b, progress)
+					if err == nil {
+						how := "built"
+						if cached {
+							how = "cached"
+						}
+						fmt.Fprintf(progress, "perflab: config %s: test binary %s (%s)\n", slotLabel(name), how, time.Since(start).Round(time.Millisecond))
+						byKey[key] = bin
+					} else {
+						failed[key] = err
+					}
 				}
 			}
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, fmt.Errorf("interrupted while building: %w", ctx.Err())
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, fmt.Errorf("interrupted while building: %w", ctx.Err())
+				}
+				msg := err.Error()
+				if pkg != "" {
+					msg = "package " + pkg + ": " + msg
+				}
+				errs = append(errs, msg)
+				fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", slotLabel(name), indent(err.Error()))
+				continue
 			}
-			row.Error = err.Error()
-			fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", c.Name, indent(err.Error()))
-		} else {
-			row.BinaryHash = strings.TrimSuffix(filepath.Base(bin), ".test")
-			bins[c.Name] = bin
+			hashes = append(hashes, strings.TrimSuffix(filepath.Base(bin), ".test"))
+			bins[name] = bin
 		}
+		// A config over several packages records its binaries' hashes
+		// joined, so a resumed run sees a change in any of them.
+		row.BinaryHash, row.Error = strings.Join(hashes, "+"), strings.Join(errs, "\n")
 		rows = append(rows, row)
 	}
 	return bins, rows, nil
@@ -584,7 +597,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 				return err
 			}
 			cell := r.plan.Cells[ci]
-			bin, ok := bins[cell.Config]
+			bin, ok := bins[slot(cell)]
 			if !ok {
 				continue
 			}
@@ -667,8 +680,10 @@ func cellOutcome(cell plan.Cell, round int, out []*benchfmt.Result, err error, n
 }
 
 // runCell runs one cell and labels its results with the config name (a
-// file key, which benchstat tables by) and the round (an internal key,
-// which lets analysis pair cells measured in the same round).
+// file key, which benchstat tables by), the round (an internal key, which
+// lets analysis pair cells measured in the same round), the cell's
+// package when it names one (analysis keeps same-named benchmarks of two
+// packages apart) and its link layout.
 func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round int) ([]*benchfmt.Result, error) {
 	re, err := gotest.BenchRegex(cell.Bench, cell.Levels)
 	if err != nil {
@@ -676,14 +691,17 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 	}
 	cfg := r.config(cell.Config)
 	out, err := r.exec(ctx, cell, gotest.Invocation{
-		Binary: bin, Dir: r.opt.packageDirOf(cell.Config), Bench: re, Benchtime: r.mode.Benchtime,
+		Binary: bin, Dir: r.opt.packageDirOf(slot(cell)), Bench: re, Benchtime: r.mode.Benchtime,
 		CPU: r.mode.CPU, Env: cfg.ExecEnv(), Timeout: r.timeout,
 	})
 	labels := []benchfmt.Config{
 		{Key: "config", Value: []byte(cell.Config), File: true},
 		{Key: "round", Value: []byte(strconv.Itoa(round))},
 	}
-	if seed, ok := r.lay.seedOf(cell.Config, round); ok && round > 0 {
+	if cell.Package != "" {
+		labels = append(labels, benchfmt.Config{Key: "package", Value: []byte(cell.Package)})
+	}
+	if seed, ok := r.lay.seedOf(slot(cell), round); ok && round > 0 {
 		labels = append(labels, benchfmt.Config{Key: "layout", Value: []byte(strconv.FormatInt(seed, 10))})
 	}
 	for i, res := range out {
@@ -771,42 +789,62 @@ func profileAll(ctx context.Context, opt Options, p *plan.Plan, mode spec.Mode, 
 	}
 	benchtime := mode.ProfileBenchtime
 	for _, c := range opt.Spec.Configs {
-		bin, ok := bins[c.Name]
-		if !ok || ctx.Err() != nil {
-			continue
-		}
-		start := time.Now()
-		inv := gotest.Invocation{Binary: bin, Dir: opt.packageDirOf(c.Name), Benchtime: benchtime,
-			CPU: mode.CPU, Env: c.ExecEnv(), Timeout: 5 * time.Minute}
-		if mode.Profile != "cell" {
-			inv.Bench = selectAll(opt.Spec, values)
-			profileOne(ctx, opt, res, inv, c.Name, "", filepath.Join(res.Artifacts, c.Name), progress)
-		} else {
+		for _, pkg := range opt.packages() {
+			name := slotOf(c.Name, pkg)
+			bin, ok := bins[name]
+			if !ok || ctx.Err() != nil {
+				continue
+			}
+			var cells []plan.Cell
 			for _, cell := range p.Cells {
-				if cell.Config != c.Name || ctx.Err() != nil {
-					continue
+				if slot(cell) == name {
+					cells = append(cells, cell)
 				}
-				re, err := gotest.BenchRegex(cell.Bench, cell.Levels)
-				if err != nil {
-					continue
+			}
+			dir := filepath.Join(res.Artifacts, c.Name)
+			if pkg != "" {
+				dir = filepath.Join(dir, slug(pkg))
+			}
+			start := time.Now()
+			inv := gotest.Invocation{Binary: bin, Dir: opt.packageDirOf(name), Benchtime: benchtime,
+				CPU: mode.CPU, Env: c.ExecEnv(), Timeout: 5 * time.Minute}
+			switch {
+			case mode.Profile == "cell":
+				for _, cell := range cells {
+					re, err := gotest.BenchRegex(cell.Bench, cell.Levels)
+					if err != nil || ctx.Err() != nil {
+						continue
+					}
+					inv.Bench = re
+					profileOne(ctx, opt, res, inv, c.Name, cell.Name(), filepath.Join(dir, slug(cell.Name())), progress)
 				}
-				inv.Bench = re
-				profileOne(ctx, opt, res, inv, c.Name, cell.Name(), filepath.Join(res.Artifacts, c.Name, slug(cell.Name())), progress)
+			case pkg != "":
+				inv.Bench = selectTop(cells)
+				profileOne(ctx, opt, res, inv, c.Name, "", dir, progress)
+			default:
+				inv.Bench = selectAll(opt.Spec, values)
+				profileOne(ctx, opt, res, inv, c.Name, "", dir, progress)
 			}
-		}
-		cells := 0
-		for _, cell := range p.Cells {
-			if cell.Config == c.Name {
-				cells++
+			span := ""
+			if d := profileSpan(benchtime, len(cells), len(mode.CPU)); d > 0 {
+				span = fmt.Sprintf(", ≈%s of benchmark time in the CPU profile", d.Round(time.Millisecond))
 			}
+			fmt.Fprintf(progress, "perflab: profiles for %s written under %s: %d cells at benchtime %s%s (%s in all)\n",
+				slotLabel(name), dir, len(cells), benchtime, span, time.Since(start).Round(time.Millisecond))
 		}
-		span := ""
-		if d := profileSpan(benchtime, cells, len(mode.CPU)); d > 0 {
-			span = fmt.Sprintf(", ≈%s of benchmark time in the CPU profile", d.Round(time.Millisecond))
-		}
-		fmt.Fprintf(progress, "perflab: profiles for %s written under %s: %d cells at benchtime %s%s (%s in all)\n",
-			c.Name, filepath.Join(res.Artifacts, c.Name), cells, benchtime, span, time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// selectTop is a -test.bench regex selecting the top-level benchmarks of
+// cells (with all their sub-benchmarks).
+func selectTop(cells []plan.Cell) string {
+	var names []string
+	for _, c := range cells {
+		if q := regexp.QuoteMeta(strings.Split(c.Bench, "/")[0]); !slices.Contains(names, q) {
+			names = append(names, q)
+		}
+	}
+	return "^(?:" + strings.Join(names, "|") + ")$"
 }
 
 // profileOne runs one profiling pass into dir and records its artifacts.
@@ -853,13 +891,13 @@ func (r *rounds) binsFor(ctx context.Context, round int, order []int) (map[strin
 	if r.lay == nil {
 		return r.bins, nil
 	}
-	var configs []string
+	var slots []string
 	for _, ci := range order {
-		if c := r.plan.Cells[ci].Config; !slices.Contains(configs, c) {
-			configs = append(configs, c)
+		if s := slot(r.plan.Cells[ci]); !slices.Contains(slots, s) {
+			slots = append(slots, s)
 		}
 	}
-	relinked, err := r.lay.forRound(ctx, round, configs)
+	relinked, err := r.lay.forRound(ctx, round, slots)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func (r *rounds) followUp(ctx context.Context) error {
 	for _, it := range st.open() {
 		var cells []int
 		for _, ci := range idx.indexes(it.Cells) {
-			if _, ok := r.bins[r.plan.Cells[ci].Config]; ok {
+			if _, ok := r.bins[slot(r.plan.Cells[ci])]; ok {
 				cells = append(cells, ci)
 			}
 		}

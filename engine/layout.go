@@ -80,8 +80,8 @@ type layouts struct {
 	progress io.Writer
 
 	builds  map[string]*layoutBuild // binary key → build
-	configs map[string]string       // config → binary key, for configs with a random layout
-	fixed   map[string]string       // config → why it keeps its default layout
+	configs map[string]string       // slot (packages.go) → binary key, for configs with a random layout
+	fixed   map[string]string       // config (not slot) → why it keeps its default layout
 
 	cluster int               // the cluster whose binaries are linked; 0 for none yet
 	bins    map[string]string // binary key → relinked binary of cluster
@@ -116,8 +116,9 @@ func newLayouts(ctx context.Context, opt Options, bins map[string]string, seed i
 		if _, ok := l.builds[key]; ok {
 			continue
 		}
-		c := configNamed(opt.Spec, name)
-		b := gotest.Build{Dir: opt.specDir(name), Package: cmpOr(opt.Spec.Package, "."), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir,
+		config, _ := splitSlot(name)
+		c := configNamed(opt.Spec, config)
+		b := gotest.Build{Dir: opt.specDir(name), Package: opt.packageOf(name), Env: c.BuildEnv(), Flags: c.BuildFlags(), CacheDir: opt.CacheDir,
 			CPUTime: opt.Unit == UnitCPU}
 		// As compile: a build deciding on cpu-sec/op has the CPU timer
 		// unless the toolchain's testing package cannot take it.
@@ -260,15 +261,16 @@ func (l *layouts) noteFallbacks() {
 	sort.Strings(names)
 	for _, name := range names {
 		b := l.builds[l.configs[name]]
-		if _, noted := l.fixed[name]; noted || b.err == nil {
+		config, _ := splitSlot(name) // a config over several packages is named once
+		if _, noted := l.fixed[config]; noted || b.err == nil {
 			continue
 		}
 		why := b.err.Error()
 		if errors.Is(b.err, gotest.ErrNoRandLayout) {
 			why = "its toolchain's linker has no -randlayout (go1.22 and older)"
 		}
-		l.fixed[name] = why
-		fmt.Fprintf(l.progress, "perflab: config %s keeps one fixed link layout: %s\n", name, indentTail(why))
+		l.fixed[config] = why
+		fmt.Fprintf(l.progress, "perflab: config %s keeps one fixed link layout: %s\n", config, indentTail(why))
 	}
 }
 
@@ -370,7 +372,7 @@ func startLayouts(ctx context.Context, opt Options, resume *store.Run, p *plan.P
 	if resume == nil && opt.Shard == nil {
 		cells := 0
 		for _, c := range p.Cells {
-			if _, ok := bins[c.Config]; ok {
+			if _, ok := bins[slot(c)]; ok {
 				cells++
 			}
 		}

@@ -32,7 +32,6 @@ type measurer struct {
 	m           spec.Measure
 	version     string
 	explicitCPU bool
-	dir         string // the package directory the binaries run in
 	ns          map[string]int64
 	progress    io.Writer
 
@@ -59,12 +58,12 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 	if err != nil {
 		return nil, fmt.Errorf("--measure %s: %w", m, err)
 	}
-	ms := &measurer{m: m, version: version, explicitCPU: mode.CPU != nil, dir: packageDir(opt.Spec),
+	ms := &measurer{m: m, version: version, explicitCPU: mode.CPU != nil,
 		ns: map[string]int64{}, progress: progress, files: map[string]bool{}, reported: map[string]bool{}}
 	fmt.Fprintf(progress, "perflab: instructions: %s; choosing each cell's iteration counts (GOMAXPROCS=1 unless -test.cpu says otherwise, GOGC=%s unless the config sets it)\n", version, InstructionsGOGC)
 	start := time.Now()
 	for _, cell := range p.Cells {
-		bin, ok := bins[cell.Config]
+		bin, ok := bins[slot(cell)]
 		if !ok {
 			continue
 		}
@@ -121,7 +120,7 @@ func (ms *measurer) cell(opt Options, bin string, cell plan.Cell, cpu int) (cach
 	if err != nil {
 		return cachegrind.Cell{}, err
 	}
-	return cachegrind.Cell{Binary: bin, Dir: ms.dir, Bench: re, CPU: cpu, Env: configOf(opt.Spec, cell.Config).ExecEnv()}, nil
+	return cachegrind.Cell{Binary: bin, Dir: opt.packageDirOf(slot(cell)), Bench: re, CPU: cpu, Env: configOf(opt.Spec, cell.Config).ExecEnv()}, nil
 }
 
 func (ms *measurer) options(opt Options, cell plan.Cell) cachegrind.Options {
@@ -242,6 +241,9 @@ func (ms *measurer) saveFuncs(ctx context.Context, cell plan.Cell, rec cachegrin
 		return nil // the budget probe: nothing is stored
 	}
 	dir := filepath.Join(ms.artifacts, "instructions", slug(cell.Config))
+	if cell.Package != "" {
+		dir = filepath.Join(dir, slug(cell.Package))
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing per-function counts: %w", err)
 	}

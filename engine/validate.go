@@ -38,62 +38,64 @@ func checkSelection(ctx context.Context, opt Options, p *plan.Plan, timeout time
 	seen := map[string]bool{}
 	listed := map[string]bool{}
 	for _, c := range opt.Spec.Configs {
-		bin, ok := bins[c.Name]
-		if !ok || listed[bin] {
-			continue // a config that did not build is reported on its own
-		}
-		listed[bin] = true
-		var cells []plan.Cell
-		for _, cell := range p.Cells {
-			if b, ok := bins[cell.Config]; ok && b == bin {
-				cells = append(cells, cell)
+		for _, pkg := range opt.packages() {
+			bin, ok := bins[slotOf(c.Name, pkg)]
+			if !ok || listed[bin] {
+				continue // a config that did not build is reported on its own
 			}
-		}
-		inv := gotest.Invocation{Binary: bin, Dir: opt.packageDirOf(c.Name), Env: c.ExecEnv(), Timeout: timeout}
-		top, err := gotest.ListBenchmarks(ctx, inv)
-		if err != nil {
-			return fmt.Errorf("listing the benchmarks of config %s: %w", c.Name, err)
-		}
-		leaves := func(re string) (*listing, error) {
-			if re == "" || opt.NamesOnly {
-				return &listing{}, nil
+			listed[bin] = true
+			var cells []plan.Cell
+			for _, cell := range p.Cells {
+				if b, ok := bins[slot(cell)]; ok && b == bin {
+					cells = append(cells, cell)
+				}
 			}
-			inv := inv
-			inv.Bench, inv.Timeout = re, timeout*time.Duration(max(1, len(cells)))
-			ran, skipped, err := gotest.Leaves(ctx, inv)
+			inv := gotest.Invocation{Binary: bin, Dir: opt.packageDirOf(slotOf(c.Name, pkg)), Env: c.ExecEnv(), Timeout: timeout}
+			top, err := gotest.ListBenchmarks(ctx, inv)
 			if err != nil {
-				return nil, fmt.Errorf("listing the benchmarks of config %s (one iteration each): %w", c.Name, err)
+				return fmt.Errorf("listing the benchmarks of config %s: %w", c.Name, err)
 			}
-			return &listing{ran: ran, skipped: skipped}, nil
-		}
-		// The plan's own selection first; only when some cell matched
-		// nothing, the whole benchmarks, to say what is there instead.
-		have, err := leaves(selectCells(cells, top, false))
-		if err != nil {
-			return err
-		}
-		var missing []plan.Cell
-		for _, cell := range cells {
-			if opt.NamesOnly {
-				if b := strings.Split(cell.Bench, "/")[0]; !slices.Contains(top, b) {
+			leaves := func(re string) (*listing, error) {
+				if re == "" || opt.NamesOnly {
+					return &listing{}, nil
+				}
+				inv := inv
+				inv.Bench, inv.Timeout = re, timeout*time.Duration(max(1, len(cells)))
+				ran, skipped, err := gotest.Leaves(ctx, inv)
+				if err != nil {
+					return nil, fmt.Errorf("listing the benchmarks of config %s (one iteration each): %w", c.Name, err)
+				}
+				return &listing{ran: ran, skipped: skipped}, nil
+			}
+			// The plan's own selection first; only when some cell matched
+			// nothing, the whole benchmarks, to say what is there instead.
+			have, err := leaves(selectCells(cells, top, false))
+			if err != nil {
+				return err
+			}
+			var missing []plan.Cell
+			for _, cell := range cells {
+				if opt.NamesOnly {
+					if b := strings.Split(cell.Bench, "/")[0]; !slices.Contains(top, b) {
+						missing = append(missing, cell)
+					}
+				} else if unmatched(cell, top, have) != "" {
 					missing = append(missing, cell)
 				}
-			} else if unmatched(cell, top, have) != "" {
-				missing = append(missing, cell)
 			}
-		}
-		if len(missing) == 0 {
-			continue
-		}
-		all, err := leaves(selectCells(missing, top, true))
-		if err != nil {
-			return err
-		}
-		for _, cell := range missing {
-			e.Unmatched++
-			if problem := unmatched(cell, top, all); !seen[problem] {
-				seen[problem] = true
-				e.Problems = append(e.Problems, problem)
+			if len(missing) == 0 {
+				continue
+			}
+			all, err := leaves(selectCells(missing, top, true))
+			if err != nil {
+				return err
+			}
+			for _, cell := range missing {
+				e.Unmatched++
+				if problem := unmatched(cell, top, all); !seen[problem] {
+					seen[problem] = true
+					e.Problems = append(e.Problems, problem)
+				}
 			}
 		}
 	}

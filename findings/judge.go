@@ -272,7 +272,7 @@ func roundsOf(samples []*analysis.Sample, cells []int, all []plan.Cell) int {
 	best := 0
 	for _, ci := range cells {
 		for _, sm := range samples {
-			if sm.Config == all[ci].Config && sm.Name.Cell() == all[ci].Name() {
+			if sm.Config == all[ci].Config && sm.Package == all[ci].Package && sm.Name.Cell() == all[ci].Name() {
 				best = max(best, len(sm.Values))
 			}
 		}
@@ -282,11 +282,11 @@ func roundsOf(samples []*analysis.Sample, cells []int, all []plan.Cell) int {
 
 // comparisons judges each compared pair of cells in the unit d decides on.
 func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sample, cells []plan.Cell, pairs [][2]int, byKey string) []Judged {
-	type key struct{ config, name string }
+	type key struct{ config, pkg, name string }
 	idx := map[string]map[key][]*analysis.Sample{}
 	for _, sm := range samples {
 		if sm.Unit == d.Unit || sm.Unit == "sec/op" {
-			k := key{sm.Config, sm.Name.Cell()}
+			k := key{sm.Config, sm.Package, sm.Name.Cell()}
 			if idx[sm.Unit] == nil {
 				idx[sm.Unit] = map[key][]*analysis.Sample{}
 			}
@@ -308,12 +308,12 @@ func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sampl
 	for _, pr := range pairs {
 		nc, dc := cells[pr[0]], cells[pr[1]]
 		unit := d.Unit
-		nums, dens := idx[unit][key{nc.Config, nc.Name()}], idx[unit][key{dc.Config, dc.Name()}]
+		nums, dens := idx[unit][key{nc.Config, nc.Package, nc.Name()}], idx[unit][key{dc.Config, dc.Package, dc.Name()}]
 		if (len(nums) == 0 || len(dens) == 0) && !d.UnitChosen && len(samples) > 0 && roundsOf(samples, []int{pr[0]}, cells) >= InitialRounds {
 			// No values in the default unit for this pair (instructions
 			// not counted for it): wall time.
 			unit = "sec/op"
-			nums, dens = idx[unit][key{nc.Config, nc.Name()}], idx[unit][key{dc.Config, dc.Name()}]
+			nums, dens = idx[unit][key{nc.Config, nc.Package, nc.Name()}], idx[unit][key{dc.Config, dc.Package, dc.Name()}]
 		}
 		label := pairLabel(nc, dc, byKey)
 		both := []plan.Cell{nc, dc}
@@ -436,7 +436,7 @@ func comparedPairs(cells []plan.Cell, specBy, specBase string) ([][2]int, string
 func pairsBy(cells []plan.Cell, by, baseline string) [][2]int {
 	group := func(c plan.Cell) (string, string) {
 		if by == "config" {
-			return c.Name(), c.Config
+			return c.Package + "\x00" + c.Name(), c.Config
 		}
 		var rest []string
 		val := ""
@@ -447,7 +447,7 @@ func pairsBy(cells []plan.Cell, by, baseline string) [][2]int {
 			}
 			rest = append(rest, l)
 		}
-		return c.Bench + "/" + strings.Join(rest, "/") + "@" + c.Config, val
+		return c.Package + "\x00" + c.Bench + "/" + strings.Join(rest, "/") + "@" + c.Config, val
 	}
 	base := map[string]int{}
 	for i, c := range cells {
@@ -470,7 +470,7 @@ func pairsBy(cells []plan.Cell, by, baseline string) [][2]int {
 // "gogc-off/default BenchmarkX/n=1".
 func pairLabel(num, den plan.Cell, by string) string {
 	if by == "config" {
-		return fmt.Sprintf("%s/%s %s", num.Config, den.Config, num.Name())
+		return fmt.Sprintf("%s/%s %s", num.Config, den.Config, cellName(num))
 	}
 	val := func(c plan.Cell) string {
 		for _, l := range c.Levels {
@@ -517,4 +517,13 @@ func sequentialOf(in *Input) (*Sequential, error) {
 	items, fixed := sequentialItems(in.Run.Plan, in.Spec, cells, analysis.Collect(in.Results))
 	return &Sequential{Stop: in.Run.Plan.Stop, Decide: *in.Run.Plan.Decide, Bursts: len(BurstRounds(in.Env, in.Rounds)),
 		Items: items, Fixed: fixed, Initial: in.Run.Plan.Rounds}, nil
+}
+
+// cellName is a cell's benchmark name, after its package when it names
+// one (a run over several packages).
+func cellName(c plan.Cell) string {
+	if c.Package != "" {
+		return c.Package + " " + c.Name()
+	}
+	return c.Name()
 }

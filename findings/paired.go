@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -37,6 +38,10 @@ const EquivalenceBand = DecidePrecision
 
 // PairedRow is one benchmark in one unit, new against old within rounds.
 type PairedRow struct {
+	// Package is the benchmark's package, as the run named it (relative
+	// to the module directory), in a run over several packages; "" in a
+	// run of one.
+	Package string         `json:"package,omitempty"`
 	Name    string         `json:"name"`
 	Unit    string         `json:"unit"`
 	Old     Stat           `json:"old"`
@@ -71,10 +76,18 @@ type PairedLayout struct {
 }
 
 // PairedGeomean is the paired geomean ratio of one unit.
+//
+// Its Ratio is paired by round like every row: the median, over rounds
+// (or layout clusters), of each round's geometric mean of the N
+// benchmarks' new/old ratios, with that median's interval. It is not the
+// geometric mean of the rows' printed changes, which are medians of their
+// own; OfRows is that geometric mean, so a reader can check the one
+// against the rows and see how far the two estimands part.
 type PairedGeomean struct {
-	Unit  string         `json:"unit"`
-	N     int            `json:"n"` // benchmarks in it
-	Ratio analysis.Ratio `json:"ratio"`
+	Unit   string         `json:"unit"`
+	N      int            `json:"n"` // benchmarks in it
+	Ratio  analysis.Ratio `json:"ratio"`
+	OfRows float64        `json:"of_rows"` // geometric mean of the N rows' ratios; 0 when none has one
 }
 
 // PairedResult compares two configs of one run, measured in the same
@@ -136,7 +149,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 	}
 	res := &PairedResult{Old: oldCfg, New: newCfg, Rows: []PairedRow{}, Geomeans: []PairedGeomean{}, OnlyOld: []string{}, OnlyNew: []string{},
 		Alpha: opt.Alpha, Anytime: opt.Anytime, Levels: map[string]float64{}, Band: EquivalenceBand}
-	type key struct{ name, unit string }
+	type key struct{ pkg, name, unit string }
 	byCfg := map[string]map[key]*analysis.Sample{oldCfg: {}, newCfg: {}}
 	var order []key
 	seen := map[key]bool{}
@@ -145,7 +158,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		if !ok {
 			continue
 		}
-		k := key{s.Name.Full, s.Unit}
+		k := key{s.Package, s.Name.Full, s.Unit}
 		m[k] = s
 		if !seen[k] {
 			seen[k] = true
@@ -153,7 +166,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		}
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
-		return cmp.Or(unit.Compare(a.unit, b.unit), benchname.Compare(a.name, b.name))
+		return cmp.Or(unit.Compare(a.unit, b.unit), strings.Compare(a.pkg, b.pkg), benchname.Compare(a.name, b.name))
 	})
 	pairs := map[string][][2]map[int]float64{}
 	var rowMaps [][2]map[int]float64 // each row's new and old values by round
@@ -162,16 +175,16 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		n, okN := byCfg[newCfg][k]
 		switch {
 		case !okN:
-			res.OnlyOld = append(res.OnlyOld, k.name+" ["+k.unit+"]")
+			res.OnlyOld = append(res.OnlyOld, qualified(k.pkg, k.name)+" ["+k.unit+"]")
 			continue
 		case !okO:
-			res.OnlyNew = append(res.OnlyNew, k.name+" ["+k.unit+"]")
+			res.OnlyNew = append(res.OnlyNew, qualified(k.pkg, k.name)+" ["+k.unit+"]")
 			continue
 		}
 		sh := opt.Shift(o.Values, n.Values)
 		om, nm := o.ByRound(), n.ByRound()
 		// The ratio itself is computed below, at its unit's level.
-		row := PairedRow{Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Same: sh.AllEqual}
+		row := PairedRow{Package: k.pkg, Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Same: sh.AllEqual}
 		obs := len(opt.LogRatios(nm, om)) // independent observations: rounds, or layout clusters
 		if l, ok := opt.LayoutSpread(nm, om); ok {
 			l.SD, l.Lo, l.Hi = l.SD/math.Sqrt2, l.Lo/math.Sqrt2, l.Hi/math.Sqrt2
@@ -208,7 +221,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			r.Verdict = judge(r.Unit, r.Ratio, r.Signif, r.Same, units)
 		}
 		if ps := pairs[u]; len(ps) > 0 && !res.SameUnit(u) {
-			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps)})
+			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps), OfRows: rowsGeomean(res.Rows, idx)})
 		}
 	}
 	markWorkUnchanged(res.Rows)
@@ -222,12 +235,12 @@ func markWorkUnchanged(rows []PairedRow) {
 	for _, r := range rows {
 		if r.Unit == "instructions/op" && (r.Same || r.Ratio.HasInterval() &&
 			r.Ratio.Lo >= 1/(1+InstructionsBand) && r.Ratio.Hi <= 1+InstructionsBand) {
-			steady[r.Name] = true
+			steady[qualified(r.Package, r.Name)] = true
 		}
 	}
 	for i := range rows {
 		r := &rows[i]
-		if (r.Unit == "sec/op" || r.Unit == "cpu-sec/op") && r.Signif && steady[r.Name] &&
+		if (r.Unit == "sec/op" || r.Unit == "cpu-sec/op") && r.Signif && steady[qualified(r.Package, r.Name)] &&
 			math.Abs(math.Log(r.Ratio.Ratio)) > math.Log1p(InstructionsBand) {
 			r.WorkUnchanged = true
 		}
@@ -287,9 +300,38 @@ func (r *PairedResult) GeomeanFor(u string) (PairedGeomean, bool) {
 func (r *PairedResult) Gate() []compare.Row {
 	out := make([]compare.Row, len(r.Rows))
 	for i, p := range r.Rows {
-		out[i] = compare.Row{Name: p.Name, Unit: p.Unit, Delta: p.Ratio.Ratio - 1, Lo: p.Ratio.Lo - 1, Hi: p.Ratio.Hi - 1,
+		out[i] = compare.Row{Name: p.FullName(), Unit: p.Unit, Delta: p.Ratio.Ratio - 1, Lo: p.Ratio.Lo - 1, Hi: p.Ratio.Hi - 1,
 			P: p.Ratio.P, PAdj: p.PAdj, Signif: p.Signif, Interval: p.Ratio.HasInterval(),
 			Same: p.Same, HalfWidth: p.Ratio.HalfWidth()}
 	}
 	return out
+}
+
+// FullName is the row's benchmark name after its package, when it has
+// one: the name the gate reads it by.
+func (p PairedRow) FullName() string { return qualified(p.Package, p.Name) }
+
+// qualified is a benchmark's name after its package, when it has one.
+func qualified(pkg, name string) string {
+	if pkg == "" {
+		return name
+	}
+	return pkg + " " + name
+}
+
+// rowsGeomean is the geometric mean of the ratios of rows idx that have
+// one; 0 when none has.
+func rowsGeomean(rows []PairedRow, idx []int) float64 {
+	var sum float64
+	n := 0
+	for _, i := range idx {
+		if r := rows[i].Ratio.Ratio; r > 0 && !math.IsInf(r, 0) {
+			sum += math.Log(r)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Exp(sum / float64(n))
 }

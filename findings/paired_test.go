@@ -305,3 +305,50 @@ func TestPairedManyRows(t *testing.T) {
 		t.Errorf("only %d of %d rows 10%% slower were decided slower", found, 5*runs)
 	}
 }
+
+// TestPairedPackages: a run over two packages whose benchmarks share a
+// name keeps them apart, one row each with its package, and the gate
+// reads each by its package-qualified name; the geomean covers both.
+func TestPairedPackages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	var b strings.Builder
+	factor := map[string]float64{"./a": 1.5, "./b": 1}
+	for r := 1; r <= 12; r++ {
+		drift := 1 + 0.2*rng.Float64()
+		for _, cfg := range []string{"old", "new"} {
+			for _, pkg := range []string{"./a", "./b"} {
+				fmt.Fprintf(&b, "config: %s\nround: %d\npackage: %s\n", cfg, r, pkg)
+				v := 1000 * drift * (1 + 0.002*rng.NormFloat64())
+				if cfg == "new" {
+					v *= factor[pkg]
+				}
+				fmt.Fprintf(&b, "BenchmarkX 1000 %.3f ns/op\n", v)
+			}
+		}
+	}
+	rs, err := gotest.Parse(strings.NewReader(b.String()), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Paired(rs, "old", "new", analysis.DefaultOptions(), nil)
+	if len(res.Rows) != 2 {
+		t.Fatalf("rows = %+v, want one per package", res.Rows)
+	}
+	for i, want := range []struct {
+		pkg     string
+		verdict Change
+	}{{"./a", Slower}, {"./b", NoDifference}} {
+		r := res.Rows[i]
+		if r.Package != want.pkg || r.Verdict != want.verdict {
+			t.Errorf("row %d = %s %s %v %s, want package %s %s", i, r.Package, r.Name, r.Ratio, r.Verdict, want.pkg, want.verdict)
+		}
+	}
+	gate := res.Gate()
+	if gate[0].Name != "./a BenchmarkX" || gate[1].Name != "./b BenchmarkX" {
+		t.Errorf("gate rows named %q, %q; want the package before each name", gate[0].Name, gate[1].Name)
+	}
+	g, ok := res.GeomeanFor("sec/op")
+	if !ok || g.N != 2 || math.Abs(g.OfRows-math.Sqrt(res.Rows[0].Ratio.Ratio*res.Rows[1].Ratio.Ratio)) > 1e-12 {
+		t.Errorf("geomean = %+v (ok %v), want one over both packages whose OfRows is the rows' geometric mean", g, ok)
+	}
+}

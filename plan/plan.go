@@ -21,6 +21,10 @@ type Cell struct {
 	Bench  string   // top-level benchmark, e.g. BenchmarkPool
 	Levels []string // sub-benchmark levels, e.g. ["size=64", "reuse=25"]
 	Config string   // configuration name
+	// Package is the package pattern whose test binary runs the cell,
+	// relative to the module directory; "" for the spec's package. A run
+	// over several packages sets it on every cell.
+	Package string `json:"Package,omitempty"`
 }
 
 // Name is the benchmark path the cell selects, e.g.
@@ -29,8 +33,14 @@ func (c Cell) Name() string {
 	return strings.Join(append([]string{c.Bench}, c.Levels...), "/")
 }
 
-// String is the cell's name and configuration.
-func (c Cell) String() string { return c.Name() + " @" + c.Config }
+// String is the cell's name and configuration, after its package when it
+// names one.
+func (c Cell) String() string {
+	if c.Package != "" {
+		return c.Package + " " + c.Name() + " @" + c.Config
+	}
+	return c.Name() + " @" + c.Config
+}
 
 // Plan is the set of cells and the number of rounds.
 type Plan struct {

@@ -76,12 +76,18 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 	if r.Layout != nil {
 		layoutHead, gap = "\tlayout", gap+"\t"
 	}
+	pkg := ""
 	byUnit(tw, rows, func(r findings.PairedRow) string { return r.Unit },
 		func(unit string) {
 			fmt.Fprintf(tw, "%s\told\tnew\tnew/old\t%s\tp (adj)%s\tverdict\t\n", unit, levelCI(r, unit), layoutHead)
+			pkg = ""
 		},
 		func(row findings.PairedRow) {
-			mark := gateOf(gate, "", row.Name, row.Unit).verdict(pairedVerdict(row, r.Band), ruleText)
+			if row.Package != pkg {
+				pkg = row.Package
+				fmt.Fprintf(tw, "pkg: %s%s\n", pkg, gap)
+			}
+			mark := gateOf(gate, "", row.FullName(), row.Unit).verdict(pairedVerdict(row, r.Band), ruleText)
 			lay := ""
 			if r.Layout != nil {
 				lay = "\t" + layoutSpread(row)
@@ -206,7 +212,7 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gat
 				fmt.Fprintf(&b, "| %s | old | new | new/old | %s | p (adj) | verdict |\n|---|--:|--:|--:|--:|--:|---|\n", esc(unit), levelCI(r, unit))
 			}
 		}
-		g := gateOf(gate, "", row.Name, row.Unit)
+		g := gateOf(gate, "", row.FullName(), row.Unit)
 		v := pairedVerdict(row, r.Band)
 		switch {
 		case g.undecided != nil:
@@ -227,7 +233,7 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gat
 		if r.Layout != nil {
 			lay = " " + layoutSpread(row) + " |"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2g |%s %s |\n", esc(row.Name), FormatStat(row.Old, unit), FormatStat(row.New, unit),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2g |%s %s |\n", esc(row.FullName()), FormatStat(row.Old, unit), FormatStat(row.New, unit),
 			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, lay, esc(v))
 	}
 	closeUnit()
@@ -316,10 +322,21 @@ func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
 	return out
 }
 
-// pairedLevels says how the rows' intervals and verdict words are set.
+// pairedLevels says how the rows' intervals and verdict words are set,
+// and which estimand each geomean is.
 func pairedLevels(r *findings.PairedResult) string {
-	return fmt.Sprintf("Each unit's intervals hold together at %.0f%% (each at 1 − α/m for the unit's m rows, p adjusted alike): a row is faster or slower when its interval excludes no change, \"no difference\" when it lies within ±%s, undecided otherwise; the geomean is at %.0f%%.",
+	text := fmt.Sprintf("Each unit's intervals hold together at %.0f%% (each at 1 − α/m for the unit's m rows, p adjusted alike): a row is faster or slower when its interval excludes no change, \"no difference\" when it lies within ±%s, undecided otherwise; the geomean is at %.0f%%.",
 		(1-r.Alpha)*100, pctBand(r.Band), (1-r.Alpha)*100)
+	var of []string
+	for _, g := range r.Geomeans {
+		if g.OfRows > 0 && !r.SameUnit(g.Unit) {
+			of = append(of, fmt.Sprintf("%s %s", FormatRatio(g.OfRows), g.Unit))
+		}
+	}
+	if len(of) > 0 {
+		text += " A geomean is paired by round like the rows: the median over rounds of each round's geometric mean of its rows' ratios, not the geometric mean of the printed changes (" + strings.Join(of, ", ") + ")."
+	}
+	return text
 }
 
 // sameUnits lists the units whose every row is identical on both sides,

@@ -51,9 +51,10 @@ type Plan struct {
 // A Cell is one benchmark selection under one configuration, as a plan
 // stores it (the engine's plan.Cell).
 type Cell struct {
-	Bench  string
-	Levels []string
-	Config string
+	Bench   string
+	Levels  []string
+	Config  string
+	Package string `json:"Package,omitempty"` // "" for the spec's package
 }
 
 // Decide is what a sequential run decides on and when it stops.
