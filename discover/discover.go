@@ -22,10 +22,22 @@ import (
 type Bench struct {
 	Func   string   // BenchmarkEncode
 	Levels []string // ["size=64", "codec=json"]
+	// Package is the package pattern the benchmark belongs to, relative
+	// to the module directory, in a selection over several packages; ""
+	// for the one package of the spec.
+	Package string
 }
 
 // Name is the full benchmark path, e.g. BenchmarkEncode/size=64/codec=json.
 func (b Bench) Name() string { return strings.Join(append([]string{b.Func}, b.Levels...), "/") }
+
+// FullName is Name after the package, when the benchmark names one.
+func (b Bench) FullName() string {
+	if b.Package != "" {
+		return b.Package + " " + b.Name()
+	}
+	return b.Name()
+}
 
 // ParseName reads a benchmark's full name as go test prints it at
 // GOMAXPROCS 1 (so with no -N suffix): the top-level function, then each
@@ -140,7 +152,7 @@ func Cells(benches []Bench, configs []string) []plan.Cell {
 	var cells []plan.Cell
 	for _, b := range benches {
 		for _, c := range configs {
-			cells = append(cells, plan.Cell{Bench: b.Func, Levels: b.Levels, Config: c})
+			cells = append(cells, plan.Cell{Bench: b.Func, Levels: b.Levels, Config: c, Package: b.Package})
 		}
 	}
 	return cells
