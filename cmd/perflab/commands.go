@@ -66,40 +66,17 @@ func init() {
 		if len(pos) > 0 {
 			names = pos
 		}
-		for i, name := range names {
+		var specs []*spec.Spec
+		for _, name := range names {
 			s, err := builtin.Spec(name)
 			if err != nil {
+				// The experiments before the unknown one are listed.
+				report.ExperimentsText(stdout, specs)
 				return err
 			}
-			if i > 0 {
-				fmt.Fprintln(stdout)
-			}
-			describe(stdout, s)
+			specs = append(specs, s)
 		}
-		return nil
-	}
-}
-
-func describe(w io.Writer, s *spec.Spec) {
-	fmt.Fprintf(w, "%s — %s\n", s.Name, s.Title)
-	if s.Article != "" {
-		fmt.Fprintf(w, "  article:    %s\n", s.Article)
-	}
-	fmt.Fprintf(w, "  benchmarks: %s (driver %s)\n", strings.Join(s.Benchmarks, ", "), s.Driver)
-	for _, a := range s.Axes {
-		fmt.Fprintf(w, "  axis %-6s quick %s; full %s\n", a.Key, strings.Join(a.Quick, ","), strings.Join(a.Full, ","))
-	}
-	for _, m := range []string{"quick", "full"} {
-		if md, err := s.Mode(m); err == nil {
-			fmt.Fprintf(w, "  mode %-6s %d rounds, benchtime %s, cpu %v\n", m, md.Rounds, md.Benchtime, md.CPU)
-		}
-	}
-	for _, c := range s.Configs {
-		envs := append(append(c.BuildEnv(), c.BuildFlags()...), c.ExecEnv()...)
-		fmt.Fprintf(w, "  config %-12s %s\n", c.Name, strings.Join(envs, " "))
-	}
-	for _, c := range s.Claims {
-		fmt.Fprintf(w, "  claim %-3s %s\n", c.ID, c.Text)
+		return report.ExperimentsText(stdout, specs)
 	}
 }
 
