@@ -288,7 +288,7 @@ func TestCorpusTruths(t *testing.T) {
 		// the median of its repetitions, and by their minimum.
 		iqr := func(value func(noisetest.Process) float64) float64 {
 			d := sortedFinite(c.LogRatios("b", "a", value))
-			return quantileLinear(d, 0.75) - quantileLinear(d, 0.25)
+			return quantile(d, 0.75) - quantile(d, 0.25)
 		}
 		minimum := func(p noisetest.Process) float64 { return sortedFinite(p.Reps)[0] }
 		t.Logf("%s: interquartile range of b/a's log-ratios %.2f%% (median of 5 repetitions), %.2f%% (minimum of 5)", cond, 100*iqr(value), 100*iqr(minimum))

@@ -109,8 +109,8 @@ func EDivisive(xs []float64, opt EDivisiveOptions) []ChangePoint {
 		prev, next := bounds[bi-1], bounds[bi+1]
 		cp := ChangePoint{
 			Index:  at[c],
-			Before: medianOf(vals[prev:c]),
-			After:  medianOf(vals[c:next]),
+			Before: Median(vals[prev:c]),
+			After:  Median(vals[c:next]),
 			Q:      cuts[c].q,
 			P:      cuts[c].p,
 		}

@@ -116,11 +116,6 @@ type CrossAnalysis struct {
 	Crossovers []Crossover  `json:"crossovers"`
 }
 
-// FindCrossovers returns the crossovers of [CompareAlong].
-func FindCrossovers(pts []AxisPoint, opt Options) []Crossover {
-	return CompareAlong(pts, opt).Crossovers
-}
-
 // CompareAlong compares series A with B at every point along an axis and
 // finds where one overtakes the other.
 //
@@ -403,7 +398,7 @@ func crossPoint(pt AxisPoint, paired bool, opt Options) CrossPoint {
 		cp.effect = math.Log(r.Ratio)
 		cp.Lo, cp.Hi, cp.HasInterval = r.Lo, r.Hi, r.HasInterval()
 	} else {
-		ma, mb := medianOf(pt.A), medianOf(pt.B)
+		ma, mb := Median(pt.A), Median(pt.B)
 		cp.effect = ma - mb
 		if ma > 0 && mb > 0 {
 			cp.Ratio = ma / mb
@@ -530,7 +525,7 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 				for range pt.B {
 					bufB = append(bufB, pt.B[rng.IntN(len(pt.B))])
 				}
-				effects[i] = medianOf(buf) - medianOf(bufB)
+				effects[i] = Median(buf) - Median(bufB)
 			}
 		}
 		x, ok := crossNearest(xs, effects, c.Before, c.X)
@@ -542,7 +537,7 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 	c.Resamples = len(at)
 	c.Support = float64(found) / float64(len(at))
 	a := (1 - opt.Confidence) / 2
-	c.XLo, c.XHi = math.Min(quantile(at, a), c.Lo), math.Max(quantile(at, 1-a), c.Hi)
+	c.XLo, c.XHi = math.Min(quantileType7(at, a), c.Lo), math.Max(quantileType7(at, 1-a), c.Hi)
 }
 
 // crossNearest finds, in one resample, the crossing out of sign before

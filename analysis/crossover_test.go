@@ -69,7 +69,7 @@ type crossWant struct {
 	before, after int
 }
 
-func TestFindCrossovers(t *testing.T) {
+func TestCompareAlongCrossovers(t *testing.T) {
 	axis := crossAxis(0, 100, 10)
 	overlap := func(shift float64) ([]float64, []float64) {
 		// Interleaved samples: the U test finds no difference, while
@@ -192,9 +192,9 @@ func TestFindCrossovers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := FindCrossovers(tt.pts, Options{Alpha: tt.alpha, Confidence: 0.95})
+			got := CompareAlong(tt.pts, Options{Alpha: tt.alpha, Confidence: 0.95}).Crossovers
 			if got == nil {
-				t.Fatal("FindCrossovers returned nil, want a non-nil slice")
+				t.Fatal("CompareAlong returned nil crossovers, want a non-nil slice")
 			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d crossovers, want %d: %+v", len(got), len(tt.want), got)
@@ -310,9 +310,9 @@ func TestCrossoverSpread(t *testing.T) {
 	}
 }
 
-// TestFindCrossoversKeepsInput checks that the caller's samples are not
+// TestCompareAlongKeepsInput checks that the caller's samples are not
 // sorted or otherwise changed.
-func TestFindCrossoversKeepsInput(t *testing.T) {
+func TestCompareAlongKeepsInput(t *testing.T) {
 	pts := []AxisPoint{
 		{X: 2, A: []float64{30, 31, 29, 32, 28, 33}, B: []float64{20, 21, 19, 22, 18, 23}},
 		{X: 1, A: []float64{10, 11, 9, 12, 8, 13}, B: []float64{20, 21, 19, 22, 18, 23}},
@@ -323,7 +323,7 @@ func TestFindCrossoversKeepsInput(t *testing.T) {
 	for i, p := range pts {
 		before[i] = AxisPoint{X: p.X, A: slices.Clone(p.A), B: slices.Clone(p.B)}
 	}
-	if got := FindCrossovers(pts, DefaultOptions()); len(got) != 1 {
+	if got := CompareAlong(pts, DefaultOptions()).Crossovers; len(got) != 1 {
 		t.Fatalf("got %d crossovers, want 1", len(got))
 	}
 	for i := range pts {
@@ -359,10 +359,10 @@ func crossCheckInvariants(t *testing.T, c Crossover, alpha float64) {
 	}
 }
 
-// FuzzFindCrossovers feeds arbitrary points (NaN, ±Inf, huge values,
-// ties, empty samples) to FindCrossovers and checks that it neither
+// FuzzCompareAlong feeds arbitrary points (NaN, ±Inf, huge values,
+// ties, empty samples) to CompareAlong and checks that it neither
 // panics nor breaks its invariants.
-func FuzzFindCrossovers(f *testing.F) {
+func FuzzCompareAlong(f *testing.F) {
 	enc := func(vs ...float64) []byte {
 		b := make([]byte, 8*len(vs))
 		for i, v := range vs {
@@ -393,7 +393,7 @@ func FuzzFindCrossovers(f *testing.F) {
 			}
 			pts = append(pts, pt)
 		}
-		got := FindCrossovers(pts, Options{Alpha: alpha, Confidence: 0.95})
+		got := CompareAlong(pts, Options{Alpha: alpha, Confidence: 0.95}).Crossovers
 		if got == nil {
 			t.Fatal("nil result")
 		}

@@ -70,13 +70,8 @@ func seriesAlong(samples []*Sample, axis string) []*series {
 	return out
 }
 
-// Knees returns the series along axis that have a knee (a regime change,
-// see [KneeResult]); [KneeFits] returns every series, knee or not.
-func Knees(samples []*Sample, axis string, opt Options) []SeriesKnee {
-	return FoundKnees(KneeFits(samples, axis, opt))
-}
-
-// FoundKnees returns the fits that are knees, in order; never nil.
+// FoundKnees returns the fits of [KneeFits] that are knees, in order;
+// never nil.
 func FoundKnees(fits []SeriesKnee) []SeriesKnee {
 	out := []SeriesKnee{}
 	for _, k := range fits {
@@ -90,8 +85,10 @@ func FoundKnees(fits []SeriesKnee) []SeriesKnee {
 // KneeFits judges every series along axis with at least four points
 // ([FitKnee]: medians per point, rounds resampled for the intervals),
 // whatever the verdict: "knee", "smooth" or "undecided", each with its
-// note. An axis whose positive values span two decades or more
-// ([SpansDecades]) is fitted in log-log.
+// note; [FoundKnees] picks the knees among them. An axis whose positive
+// values span two decades or more ([SpansDecades]) is fitted in log-log.
+// It is the way in for the series of a set of samples; [FitKnee] judges
+// one series.
 func KneeFits(samples []*Sample, axis string, opt Options) []SeriesKnee {
 	out := []SeriesKnee{}
 	for _, sr := range seriesAlong(samples, axis) {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -26,8 +25,7 @@ import (
 // hinges.
 const KneeMargin = 4.0
 
-// KneeOptions configures FindKnee and FitKnee. The zero value is ready to
-// use.
+// KneeOptions configures [FitKnee]. The zero value is ready to use.
 type KneeOptions struct {
 	// LogX also fits a hinge in log x against ln y (a two-segment power
 	// law) beside the linear one, and adds a quadratic in log-log to the
@@ -182,25 +180,9 @@ const (
 	kneeMethod        = "continuous hinge vs line, quadratic, cubic, power law, sum of two powers, exponential (and log-log quadratic and cubic on a log axis) by AICc on per-point medians; breakpoint interval by resampling rounds"
 )
 
-// FindKnee judges the curve y(x) given one value per point (medians):
-// the knee decision and fits of [KneeResult] without resampling, so Lo
-// and Hi equal X. It pairs xs with ys, ignores non-finite pairs (and x ≤
-// 0 under LogX), sorts by x and averages repeated xs. It never panics.
-func FindKnee(xs, ys []float64, opt KneeOptions) KneeResult {
-	if len(xs) != len(ys) {
-		return kneeNone(fmt.Sprintf("no knee: got %d x values but %d y values; pass one y per x", len(xs), len(ys)))
-	}
-	opt = opt.withDefaults()
-	x, _, y := kneePoints(xs, ys, opt.LogX)
-	if len(x) < kneeMinPoints {
-		return kneeNone(fmt.Sprintf("no knee: %d usable points, need at least %d", len(x), kneeMinPoints))
-	}
-	return kneeJudge(x, y, nil, opt)
-}
-
-// FitKnee judges the series whose point i is cells[i] at axis value
-// xs[i] (xs sorted, distinct, as [Knees] groups them): medians per point
-// for the fits, and a bootstrap over rounds for the intervals of the
+// FitKnee judges one series, whose point i is cells[i] at axis value
+// xs[i] (xs sorted, distinct, as [KneeFits] groups them): medians per
+// point for the fits, and a bootstrap over rounds for the intervals of the
 // breakpoint and the exponent and for Support. Cells that carry rounds
 // ([Sample.ByRound]) are resampled by round, so a drawn round moves every
 // point together; cells without rounds are resampled value by value.
@@ -212,7 +194,7 @@ func FitKnee(xs []float64, cells []*Sample, opt KneeOptions) KneeResult {
 	var x, y []float64
 	var used []*Sample
 	for i, c := range cells {
-		m := medianOf(c.Values)
+		m := Median(c.Values)
 		if !kneeFinite(xs[i]) || !kneeFinite(m) || opt.LogX && !(xs[i] > 0) || (i > 0 && len(x) > 0 && xs[i] <= x[len(x)-1]) {
 			continue
 		}
@@ -446,7 +428,7 @@ func kneeBootstrap(r *KneeResult, axis *regimeAxis, cells []*Sample, opt KneeOpt
 				if len(buf) == 0 {
 					buf = append(buf, cells[i].Values...)
 				}
-				y[i] = medianOf(buf)
+				y[i] = Median(buf)
 			}
 		} else {
 			for i, c := range cells {
@@ -454,7 +436,7 @@ func kneeBootstrap(r *KneeResult, axis *regimeAxis, cells []*Sample, opt KneeOpt
 				for range c.Values {
 					buf = append(buf, c.Values[rng.IntN(len(c.Values))])
 				}
-				y[i] = medianOf(buf)
+				y[i] = Median(buf)
 			}
 		}
 		dec := kneeDecide(axis, y, opt)
@@ -475,10 +457,10 @@ func kneeBootstrap(r *KneeResult, axis *regimeAxis, cells []*Sample, opt KneeOpt
 	r.Resamples = len(taus)
 	r.Support = float64(knees) / float64(len(taus))
 	a := (1 - opt.Confidence) / 2
-	r.Lo, r.Hi = quantile(taus, a), quantile(taus, 1-a)
+	r.Lo, r.Hi = quantileType7(taus, a), quantileType7(taus, 1-a)
 	r.Lo, r.Hi = math.Min(r.Lo, r.X), math.Max(r.Hi, r.X)
 	if len(ks) > 0 {
-		r.ExponentLo, r.ExponentHi = quantile(ks, a), quantile(ks, 1-a)
+		r.ExponentLo, r.ExponentHi = quantileType7(ks, a), quantileType7(ks, 1-a)
 	}
 }
 
@@ -557,25 +539,10 @@ func finiteOr0(f float64) float64 {
 	return 0
 }
 
-// medianOf is the median of the finite values of vs (NaN when none).
-func medianOf(vs []float64) float64 {
-	s := make([]float64, 0, len(vs))
-	for _, v := range vs {
-		if kneeFinite(v) {
-			s = append(s, v)
-		}
-	}
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	sort.Float64s(s)
-	return median(s)
-}
-
-// quantile is the q-quantile of vs (linear interpolation between order
-// statistics); vs is sorted in place.
-func quantile(vs []float64, q float64) float64 {
-	sort.Float64s(vs)
+// quantileType7 is the q-quantile of vs (linear interpolation between
+// order statistics placed at i/(n−1)); vs is sorted in place.
+func quantileType7(vs []float64, q float64) float64 {
+	slices.Sort(vs)
 	p := q * float64(len(vs)-1)
 	i := int(math.Floor(p))
 	if i >= len(vs)-1 {
@@ -604,37 +571,6 @@ func kneeLine(u, v []float64) float64 {
 }
 
 const kneeTiny = 1e-9
-
-// kneePoints cleans the input: it drops non-finite pairs (and x <= 0
-// under logX), sorts by x, and averages y over repeated x. It returns
-// the original x, the analysed axis t (x or log10 x) and y.
-func kneePoints(xs, ys []float64, logX bool) (x, t, y []float64) {
-	type pair struct{ x, y float64 }
-	ps := make([]pair, 0, len(xs))
-	for i := range xs {
-		if kneeFinite(xs[i]) && kneeFinite(ys[i]) && (!logX || xs[i] > 0) {
-			ps = append(ps, pair{xs[i], ys[i]})
-		}
-	}
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].x < ps[j].x })
-	for i := 0; i < len(ps); {
-		j, mean := i, 0.0
-		for ; j < len(ps) && ps[j].x == ps[i].x; j++ {
-			mean += (ps[j].y - mean) / float64(j-i+1) // running mean: no overflow
-		}
-		x = append(x, ps[i].x)
-		y = append(y, mean)
-		i = j
-	}
-	t = x
-	if logX {
-		t = make([]float64, len(x))
-		for i, xi := range x {
-			t[i] = math.Log10(xi)
-		}
-	}
-	return x, t, y
-}
 
 func kneeFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -189,7 +190,7 @@ func TestFindKnee(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := FindKnee(tt.xs, tt.ys, tt.opt)
+			r := findKnee(tt.xs, tt.ys, tt.opt)
 			kneeCheckInvariants(t, r)
 			if r.Verdict != tt.verdict || (tt.verdict == KneeFound && math.Abs(r.X-tt.x) > 0.5) || !strings.Contains(r.Note, tt.note) {
 				t.Errorf("verdict %s at x=%g, note %q; want %s (x=%g), note containing %q", r.Verdict, r.X, r.Note, tt.verdict, tt.x, tt.note)
@@ -224,7 +225,7 @@ func kneeCheckInvariants(t *testing.T, r KneeResult) {
 }
 
 // FuzzFindKnee feeds arbitrary floats (including NaN, ±Inf, huge and
-// tiny values) to FindKnee and checks that it neither panics nor
+// tiny values) to findKnee and checks that it neither panics nor
 // breaks its invariants.
 func FuzzFindKnee(f *testing.F) {
 	enc := func(vs ...float64) []byte {
@@ -247,11 +248,11 @@ func FuzzFindKnee(f *testing.F) {
 			ys = append(ys, math.Float64frombits(binary.LittleEndian.Uint64(data[i+8:])))
 		}
 		in := append([]float64(nil), xs...)
-		r := FindKnee(xs, ys, KneeOptions{LogX: logX, Margin: margin})
+		r := findKnee(xs, ys, KneeOptions{LogX: logX, Margin: margin})
 		kneeCheckInvariants(t, r)
 		for i := range in {
 			if math.Float64bits(in[i]) != math.Float64bits(xs[i]) {
-				t.Fatalf("FindKnee modified xs")
+				t.Fatalf("findKnee modified xs")
 			}
 		}
 	})
@@ -339,4 +340,52 @@ func TestKneeLogAxis(t *testing.T) {
 			t.Errorf("%s: %s knee within a grid step of %g in %d of %d series", fm.name, fm.hinge, fm.knee, near, seeds)
 		}
 	}
+}
+
+// findKnee judges the curve y(x) given one value per point, as [FitKnee]
+// judges the medians of its cells: the knee decision and fits of
+// [KneeResult] without resampling, so Lo and Hi equal X. It pairs xs with
+// ys, ignores non-finite pairs (and x ≤ 0 under LogX), sorts by x and
+// averages repeated xs. It never panics.
+func findKnee(xs, ys []float64, opt KneeOptions) KneeResult {
+	if len(xs) != len(ys) {
+		return kneeNone(fmt.Sprintf("no knee: got %d x values but %d y values; pass one y per x", len(xs), len(ys)))
+	}
+	opt = opt.withDefaults()
+	x, _, y := kneePoints(xs, ys, opt.LogX)
+	if len(x) < kneeMinPoints {
+		return kneeNone(fmt.Sprintf("no knee: %d usable points, need at least %d", len(x), kneeMinPoints))
+	}
+	return kneeJudge(x, y, nil, opt)
+}
+
+// kneePoints cleans the input: it drops non-finite pairs (and x <= 0
+// under logX), sorts by x, and averages y over repeated x. It returns
+// the original x, the analysed axis t (x or log10 x) and y.
+func kneePoints(xs, ys []float64, logX bool) (x, t, y []float64) {
+	type pair struct{ x, y float64 }
+	ps := make([]pair, 0, len(xs))
+	for i := range xs {
+		if kneeFinite(xs[i]) && kneeFinite(ys[i]) && (!logX || xs[i] > 0) {
+			ps = append(ps, pair{xs[i], ys[i]})
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].x < ps[j].x })
+	for i := 0; i < len(ps); {
+		j, mean := i, 0.0
+		for ; j < len(ps) && ps[j].x == ps[i].x; j++ {
+			mean += (ps[j].y - mean) / float64(j-i+1) // running mean: no overflow
+		}
+		x = append(x, ps[i].x)
+		y = append(y, mean)
+		i = j
+	}
+	t = x
+	if logX {
+		t = make([]float64, len(x))
+		for i, xi := range x {
+			t[i] = math.Log10(xi)
+		}
+	}
+	return x, t, y
 }

@@ -166,7 +166,7 @@ func (o Options) LayoutSpread(num, den map[int]float64) (LayoutSpread, bool) {
 		return LayoutSpread{SD: sd, Lo: math.NaN(), Hi: math.NaN(), Noise: noise, Clusters: len(groups)}, true
 	}
 	slices.Sort(boot)
-	return LayoutSpread{SD: sd, Lo: quantileLinear(boot, 0.05), Hi: quantileLinear(boot, 0.95), Noise: noise, Clusters: len(groups)}, true
+	return LayoutSpread{SD: sd, Lo: quantile(boot, 0.05), Hi: quantile(boot, 0.95), Noise: noise, Clusters: len(groups)}, true
 }
 
 // layoutBootstrap is the number of cluster resamples behind a
@@ -222,11 +222,6 @@ func mean(x []float64) float64 {
 		s += v
 	}
 	return s / float64(len(x))
-}
-
-// PairedRatio compares num with den round by round (see [Ratio]).
-func PairedRatio(num, den map[int]float64, confidence float64) Ratio {
-	return PairedLogs(LogRatios(num, den), confidence)
 }
 
 // GeomeanRatio is the paired geometric mean of several ratios: in each
@@ -298,27 +293,6 @@ func PairedLogs(d []float64, confidence float64) Ratio {
 	return r
 }
 
-// sortedFinite returns the values of d that are not NaN, sorted.
-func sortedFinite(d []float64) []float64 {
-	s := make([]float64, 0, len(d))
-	for _, x := range d {
-		if !math.IsNaN(x) {
-			s = append(s, x)
-		}
-	}
-	slices.Sort(s)
-	return s
-}
-
-// median is the median of sorted values.
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
 // signCount is the sign statistic of sorted values s for a zero median:
 // min(#{s ≤ 0}, #{s ≥ 0}), so that a zero counts against both sides.
 func signCount(s []float64) int {
@@ -360,21 +334,6 @@ func signCritical(n int, tail float64) (j int, p float64) {
 		logp += math.Log(float64(n-i)) - math.Log(float64(i+1))
 	}
 	return j, p
-}
-
-// Holm adjusts p-values for the family-wise error rate (Holm, 1979): a
-// hypothesis is rejected at level α when its adjusted p-value is ≤ α.
-func Holm(ps []float64) []float64 {
-	n := len(ps)
-	idx := sortedIdx(ps)
-	adj := make([]float64, n)
-	running := 0.0
-	for k, i := range idx {
-		v := math.Min(1, float64(n-k)*ps[i])
-		running = math.Max(running, v)
-		adj[i] = running
-	}
-	return adj
 }
 
 // BH adjusts p-values for the false discovery rate (Benjamini & Hochberg,

@@ -1,13 +1,8 @@
 package analysis
 
-import (
-	"math"
-	"slices"
-)
-
 // RepeatEstimate is one process's value from the repeated timed runs it
 // made of the same benchmark (k back-to-back repetitions of equal
-// iteration counts): their median. Interference only ever adds time and
+// iteration counts): their [Median]. Interference only ever adds time and
 // comes in spells, so it spoils some repetitions of a process while others
 // run clean; the median ignores a spoiled minority, where one long timed
 // run absorbs every spell into its mean. The repetitions are not
@@ -31,11 +26,4 @@ import (
 // in the benchtime, so n_c ≥ 4 and its repetitions last T within an
 // eighth; a cell of 100 or more iterations per repetition, within 0.5%
 // (bias ≤ 0.02% in the simulation at 2.5%).
-func RepeatEstimate(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return median(s)
-}
+func RepeatEstimate(xs []float64) float64 { return Median(xs) }

@@ -111,11 +111,11 @@ func RoundsToHalfWidth(d []float64, h float64, confidence float64, target, limit
 		}
 	}
 	const w = 0.15
-	slope := (quantileLinear(s, 0.5+w) - quantileLinear(s, 0.5-w)) / (2 * w)
+	slope := (quantile(s, 0.5+w) - quantile(s, 0.5-w)) / (2 * w)
 	halfWidth := func(t int) float64 {
 		u := b.radius(float64(t))
 		if u > w {
-			return (quantileLinear(s, 0.5+u) - quantileLinear(s, 0.5-u)) / 2
+			return (quantile(s, 0.5+u) - quantile(s, 0.5-u)) / 2
 		}
 		return u * slope
 	}
@@ -137,20 +137,6 @@ func RoundsToHalfWidth(d []float64, h float64, confidence float64, target, limit
 		}
 	}
 	return hi
-}
-
-// quantileLinear is the p-quantile of sorted values s, interpolated
-// linearly between the order statistics placed at (i + ½)/n.
-func quantileLinear(s []float64, p float64) float64 {
-	x := p*float64(len(s)) - 0.5
-	switch {
-	case x <= 0:
-		return s[0]
-	case x >= float64(len(s)-1):
-		return s[len(s)-1]
-	}
-	i := int(x)
-	return s[i] + (x-float64(i))*(s[i+1]-s[i])
 }
 
 // medianBoundary is the crossing boundary of the median's confidence

@@ -104,7 +104,7 @@ func TestKneesAndCrossoversOnSamples(t *testing.T) {
 		add("BenchmarkReuse/variant=plain/reuse="+itoa(x), 20)
 		add("BenchmarkReuse/variant=pool/reuse="+itoa(x), 35-0.4*float64(x))
 	}
-	knees := Knees(samples, "depth", DefaultOptions())
+	knees := FoundKnees(KneeFits(samples, "depth", DefaultOptions()))
 	if len(knees) != 1 || knees[0].Series != "BenchmarkDepth/lib=std" || math.Abs(knees[0].X-6) > 0.5 {
 		t.Errorf("Knees = %+v, want one at depth 6", knees)
 	}
