@@ -33,6 +33,25 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestCell: a name without its GOMAXPROCS suffix; a negative level value
+// is not a suffix.
+func TestCell(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"BenchmarkHash/impl=old/size=4096-2", "BenchmarkHash/impl=old/size=4096"},
+		{"BenchmarkHash/impl=old/size=4096", "BenchmarkHash/impl=old/size=4096"},
+		{"BenchmarkX/n=-3", "BenchmarkX/n=-3"},
+		{"BenchmarkX/-3", "BenchmarkX/-3"},
+		{"BenchmarkX-16", "BenchmarkX"},
+		{"BenchmarkX-", "BenchmarkX-"},
+		{"BenchmarkX/v=a-b", "BenchmarkX/v=a-b"},
+	}
+	for _, tt := range tests {
+		if got := Parse(tt.in).Cell(); got != tt.want {
+			t.Errorf("Parse(%q).Cell() = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestNameValue(t *testing.T) {
 	n := Parse("BenchmarkPool/size=64/reuse=25-2")
 	for key, want := range map[string]string{"bench": "BenchmarkPool", "procs": "2", "size": "64", "reuse": "25"} {

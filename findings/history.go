@@ -102,7 +102,7 @@ func loadHistory(ctx context.Context, db *store.DB, benchmark string, opt Histor
 		results = SamplingOf(&r).Planned(results)
 		f := found{run: r, samples: map[string]*analysis.Sample{}}
 		for _, s := range analysis.Collect(results) {
-			if s.Name.Full != name && WithoutProcs(s.Name.Full) != name {
+			if s.Name.Full != name && s.Name.Cell() != name {
 				continue
 			}
 			fulls[s.Name.Full] = true
@@ -174,22 +174,6 @@ func loadHistory(ctx context.Context, db *store.DB, benchmark string, opt Histor
 
 // Several reports whether the history follows several configs across runs.
 func (h *History) Several() bool { return strings.Contains(h.Config, ",") }
-
-// WithoutProcs drops the GOMAXPROCS suffix go test appends to a
-// benchmark's name ("BenchmarkX/size=64-8" → "BenchmarkX/size=64"); a
-// negative level value ("/n=-3") is not a suffix.
-func WithoutProcs(full string) string {
-	i := strings.LastIndexByte(full, '-')
-	if i <= 0 || i == len(full)-1 || full[i-1] == '=' || full[i-1] == '/' {
-		return full
-	}
-	for _, r := range full[i+1:] {
-		if r < '0' || r > '9' {
-			return full
-		}
-	}
-	return full[:i]
-}
 
 func sortedKeys(m map[string]bool) []string {
 	var out []string

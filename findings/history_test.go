@@ -79,23 +79,6 @@ func abs(x int) int {
 	return x
 }
 
-func TestWithoutProcs(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"BenchmarkHash/impl=old/size=4096-2", "BenchmarkHash/impl=old/size=4096"},
-		{"BenchmarkHash/impl=old/size=4096", "BenchmarkHash/impl=old/size=4096"},
-		{"BenchmarkX/n=-3", "BenchmarkX/n=-3"},
-		{"BenchmarkX/-3", "BenchmarkX/-3"},
-		{"BenchmarkX-16", "BenchmarkX"},
-		{"BenchmarkX-", "BenchmarkX-"},
-		{"BenchmarkX/v=a-b", "BenchmarkX/v=a-b"},
-	}
-	for _, tt := range tests {
-		if got := WithoutProcs(tt.in); got != tt.want {
-			t.Errorf("WithoutProcs(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestLoadWithoutProcsSuffix: a name without its -N suffix finds the runs;
 // a name measured at several GOMAXPROCS asks for the suffix.
 func TestLoadWithoutProcsSuffix(t *testing.T) {
