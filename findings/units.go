@@ -49,5 +49,6 @@ func UnitsOf(samples []*analysis.Sample) []string {
 
 // LogScale reports whether values span two decades or more (all positive
 // and finite), the rule that puts an axis on a log scale in charts as in
-// the knee fits.
+// the knee fits: [analysis.SpansDecades], for the renderers, which call no
+// function of analysis (report/nostats_test.go).
 func LogScale(vs []float64) bool { return analysis.SpansDecades(vs) }

@@ -54,7 +54,11 @@ func (s *Sampler) Sample() Window {
 }
 
 // Pearson is Pearson's correlation coefficient of x and y; NaN when fewer
-// than three pairs, a NaN value, or either series is constant.
+// than three pairs, a NaN value, or either series is constant. The
+// benchmark reports one per round; perflab summarises them across rounds
+// (analysis.Options.CorrelationRounds). It is computed here, not by
+// package analysis: perflab embeds this package's sources but not
+// analysis's, and toolchains back to go1.20 build them (go120.mod).
 func Pearson(x, y []float64) float64 {
 	n := len(x)
 	if len(y) < n {
