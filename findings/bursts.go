@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/store"
 )
 
@@ -79,9 +80,7 @@ func IsBurst(cv float64, earlier []float64) bool {
 	if len(earlier) < 3 {
 		return true
 	}
-	s := slices.Clone(earlier)
-	slices.Sort(s)
-	return cv > BurstFactor*s[len(s)/2]
+	return cv > BurstFactor*analysis.Median(earlier)
 }
 
 // burstWarning is the run's note on its flagged rounds.
