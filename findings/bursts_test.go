@@ -118,7 +118,7 @@ func TestIsBurst(t *testing.T) {
 		{0.08, []float64{0.03, 0.04, 0.05}, false}, // noisy all along: not a burst
 		{0.13, []float64{0.03, 0.04, 0.05}, true},
 		{0.07, []float64{0.01, 0.03, 0.01, 0.03}, true}, // an even count's median is the mean of the middle two, 2%
-		{0.06, []float64{0.01, 0.03, 0.01, 0.03}, false},
+		{0.055, []float64{0.01, 0.03, 0.01, 0.03}, false},
 	}
 	for _, tc := range tests {
 		if got := IsBurst(tc.cv, tc.earlier); got != tc.want {
