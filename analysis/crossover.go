@@ -84,9 +84,9 @@ type Crossover struct {
 	// SigLo and SigHi.
 	PBefore float64 `json:"p_before"`
 	PAfter  float64 `json:"p_after"`
-	// XLo and XHi bound X: the percentile interval of the crossing over
-	// resamples of rounds (rounds drawn with replacement, every point
-	// re-estimated, the crossing nearest X located again), at the
+	// XLo and XHi bound X: the percentile interval ([Quantile]) of the
+	// crossing over resamples of rounds (rounds drawn with replacement,
+	// every point re-estimated, the crossing nearest X located again), at the
 	// options' confidence, widened to hold [Lo, Hi] (between two sampled
 	// points, the place of the zero rests on linear interpolation, so
 	// the interval is never narrower than that grid step; a percentile
@@ -537,7 +537,7 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 	c.Resamples = len(at)
 	c.Support = float64(found) / float64(len(at))
 	a := (1 - opt.Confidence) / 2
-	c.XLo, c.XHi = math.Min(quantileType7(at, a), c.Lo), math.Max(quantileType7(at, 1-a), c.Hi)
+	c.XLo, c.XHi = math.Min(Quantile(at, a), c.Lo), math.Max(Quantile(at, 1-a), c.Hi)
 }
 
 // crossNearest finds, in one resample, the crossing out of sign before

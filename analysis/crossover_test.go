@@ -591,6 +591,7 @@ func TestCrossoverPlanted(t *testing.T) {
 		}
 	}
 	t.Logf("planted crossings, %d seeds per setting at 8 rounds, %d at 16:\n%s", seedsAt[8], seedsAt[16], table.String())
+	t.Logf("planted crossing inside the resampling interval in %d of %d found", inInterval, inBracket)
 	if float64(inInterval) < 0.9*float64(inBracket) {
 		t.Errorf("planted crossing inside the resampling interval in %d of %d found, want at least 90%%", inInterval, inBracket)
 	}

@@ -102,7 +102,8 @@ type KneeResult struct {
 	// whenever a hinge was fitted, knee or not.
 	X float64 `json:"x"`
 	// Lo and Hi bound X: the bootstrap percentile interval at
-	// Confidence. Without resamples (Resamples == 0) they equal X.
+	// Confidence (the resampled breakpoints' [Quantile]s), widened to
+	// hold X. Without resamples (Resamples == 0) they equal X.
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
 	// Scale is "linear" (residuals ln y − ln f, the hinge in x),
@@ -457,10 +458,10 @@ func kneeBootstrap(r *KneeResult, axis *regimeAxis, cells []*Sample, opt KneeOpt
 	r.Resamples = len(taus)
 	r.Support = float64(knees) / float64(len(taus))
 	a := (1 - opt.Confidence) / 2
-	r.Lo, r.Hi = quantileType7(taus, a), quantileType7(taus, 1-a)
+	r.Lo, r.Hi = Quantile(taus, a), Quantile(taus, 1-a)
 	r.Lo, r.Hi = math.Min(r.Lo, r.X), math.Max(r.Hi, r.X)
 	if len(ks) > 0 {
-		r.ExponentLo, r.ExponentHi = quantileType7(ks, a), quantileType7(ks, 1-a)
+		r.ExponentLo, r.ExponentHi = Quantile(ks, a), Quantile(ks, 1-a)
 	}
 }
 
@@ -537,18 +538,6 @@ func finiteOr0(f float64) float64 {
 		return f
 	}
 	return 0
-}
-
-// quantileType7 is the q-quantile of vs (linear interpolation between
-// order statistics placed at i/(n−1)); vs is sorted in place.
-func quantileType7(vs []float64, q float64) float64 {
-	slices.Sort(vs)
-	p := q * float64(len(vs)-1)
-	i := int(math.Floor(p))
-	if i >= len(vs)-1 {
-		return vs[len(vs)-1]
-	}
-	return vs[i] + (p-float64(i))*(vs[i+1]-vs[i])
 }
 
 // kneeLine fits v = a + b·u by least squares and returns b.
