@@ -224,21 +224,8 @@ func mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
-// GeomeanRatio is the paired geometric mean of several ratios: in each
-// round where every pair was measured, the mean of the pairs' log-ratios,
-// then [PairedLogs] over those per-round means. pairs[i] is {num, den}.
-func GeomeanRatio(pairs [][2]map[int]float64, confidence float64) Ratio {
-	return PairedLogs(geomeanLogs(pairs), confidence)
-}
-
-// geomeanLogs is, in each round where every pair was measured, the mean of
-// the pairs' log-ratios, in round order.
-func geomeanLogs(pairs [][2]map[int]float64) []float64 {
-	_, d := geomeanRoundLogs(pairs)
-	return d
-}
-
-// geomeanRoundLogs is geomeanLogs with the round of each value.
+// geomeanRoundLogs is, in each round where every pair was measured, the
+// mean of the pairs' log-ratios, in round order, with the rounds.
 func geomeanRoundLogs(pairs [][2]map[int]float64) ([]int, []float64) {
 	if len(pairs) == 0 {
 		return nil, nil
@@ -379,7 +366,10 @@ func (o Options) PairedLogs(d []float64) Ratio {
 	return PairedLogs(d, o.Confidence)
 }
 
-// Geomean is the paired geometric mean of several ratios (see [GeomeanRatio]).
+// Geomean is the paired geometric mean of several ratios: in each round
+// where every pair was measured, the mean of the pairs' log-ratios, then
+// [Options.PairedLogs] over those per-round means (per layout cluster
+// under o.PerLayout, as [Options.LogRatios]). pairs[i] is {num, den}.
 func (o Options) Geomean(pairs [][2]map[int]float64) Ratio {
 	return o.PairedLogs(o.clusters(geomeanRoundLogs(pairs)))
 }

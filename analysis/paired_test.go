@@ -106,11 +106,11 @@ func TestBH(t *testing.T) {
 	}
 }
 
-func TestGeomeanRatio(t *testing.T) {
+func TestOptionsGeomean(t *testing.T) {
 	a := map[int]float64{0: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2}
 	one := map[int]float64{0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1}
 	b := map[int]float64{0: 8, 1: 8, 2: 8, 3: 8, 4: 8, 5: 8}
-	g := GeomeanRatio([][2]map[int]float64{{a, one}, {b, one}}, 0.95)
+	g := Options{Confidence: 0.95}.Geomean([][2]map[int]float64{{a, one}, {b, one}})
 	if math.Abs(g.Ratio-4) > 1e-9 || g.N != 6 {
 		t.Fatalf("geomean of ×2 and ×8 = %+v, want 4 over 6 rounds", g)
 	}
