@@ -223,16 +223,7 @@ func (d *regimeData) sst() float64 {
 // point cannot be measured in ln y and is rejected.
 func (d *regimeData) fitY(cols [][]float64) (coef [4]float64, sse float64, ok bool) {
 	if !d.logY {
-		c, ok := wls(cols, d.y, nil)
-		if !ok {
-			return coef, math.Inf(1), false
-		}
-		f := evalCols(cols, c, d.f)
-		for i := range f {
-			r := d.y[i] - f[i]
-			sse += r * r
-		}
-		return c, sse, kneeFinite(sse)
+		return d.ols(cols, d.y)
 	}
 	f0, w, z := d.f0, d.w, d.z
 	if d.quick {
@@ -291,13 +282,19 @@ func (d *regimeData) fitY(cols [][]float64) (coef [4]float64, sse float64, ok bo
 
 // fitLog fits ln y ≈ Σ coef_j·cols_j by ordinary least squares.
 func (d *regimeData) fitLog(cols [][]float64) (coef [4]float64, sse float64, ok bool) {
-	c, ok := wls(cols, d.ly, nil)
+	return d.ols(cols, d.ly)
+}
+
+// ols fits y ≈ Σ coef_j·cols_j by ordinary least squares; sse is the sum
+// of squared residuals.
+func (d *regimeData) ols(cols [][]float64, y []float64) (coef [4]float64, sse float64, ok bool) {
+	c, ok := wls(cols, y, nil)
 	if !ok {
 		return coef, math.Inf(1), false
 	}
 	f := evalCols(cols, c, d.f)
 	for i := range f {
-		r := d.ly[i] - f[i]
+		r := y[i] - f[i]
 		sse += r * r
 	}
 	return c, sse, kneeFinite(sse)
