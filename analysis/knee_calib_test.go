@@ -78,6 +78,18 @@ func noisySeries(xs []float64, f func(float64) float64, rounds int, cv float64, 
 // calibrating reports whether the full calibration tables were asked for.
 func calibrating() bool { return os.Getenv("PERFLAB_CALIBRATE") != "" }
 
+// calibrationSeeds is the number of series per CV of a knee calibration
+// table: 10, 40 when calibrating, 4 under -short.
+func calibrationSeeds() int {
+	switch {
+	case testing.Short():
+		return 4
+	case calibrating():
+		return 40
+	}
+	return 10
+}
+
 // sizes4to4096 is the two-decade grid of the built-in suite's size axes.
 func sizes4to4096() []float64 {
 	var xs []float64
@@ -122,13 +134,7 @@ func outsideFamilies(logAxis bool) []curve {
 // most 1 series in 20 per curve, over the four kinds of noise together
 // (the table shows each).
 func TestKneeOutsideFamilies(t *testing.T) {
-	seeds := 10 // per CV: 30 series per curve and noise
-	if calibrating() {
-		seeds = 40
-	}
-	if testing.Short() {
-		seeds = 4
-	}
+	seeds := calibrationSeeds() // per CV: 30 series per curve and noise
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-8s %-24s", "axis", "curve")
 	for _, nz := range allNoises {
@@ -184,13 +190,7 @@ func boolBit(b bool) uint64 {
 // medians of 8 rounds move with the number of bursts each point drew);
 // ×2, the smallest change, has a floor that only a broken fit misses.
 func TestKneeHingeRecovery(t *testing.T) {
-	seeds := 10
-	if calibrating() {
-		seeds = 40
-	}
-	if testing.Short() {
-		seeds = 4
-	}
+	seeds := calibrationSeeds()
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-8s %-6s", "axis", "slope")
 	for _, nz := range allNoises {
