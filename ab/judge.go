@@ -1,0 +1,47 @@
+package ab
+
+import (
+	"context"
+
+	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/report"
+	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
+)
+
+// Judge is the [engine.Judge] of a stored run, the one every perflab run
+// samples with: package findings judges the rounds stored so far (its
+// claim checks and compared ratios, findings.Judge) and package report
+// words each item's progress line.
+type Judge struct{ DB *store.DB }
+
+var _ engine.Judge = Judge{}
+
+// Rules asks for a first look when the spec has claim checks that more
+// rounds can decide, and for findings' initial pass of a sequential run.
+func (j Judge) Rules(s *spec.Spec) engine.Rules {
+	return engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds}
+}
+
+// Sequential judges a sequential run after a round.
+func (j Judge) Sequential(ctx context.Context, runID int64) (engine.Status, error) {
+	return status(findings.Judge{DB: j.DB}.Sequential(ctx, runID))
+}
+
+// FirstLook judges a run of fixed rounds after its planned rounds.
+func (j Judge) FirstLook(ctx context.Context, runID int64) (engine.Status, error) {
+	return status(findings.Judge{DB: j.DB}.FirstLook(ctx, runID))
+}
+
+// status hands judged items to the engine.
+func status(items []findings.Judged, err error) (engine.Status, error) {
+	if err != nil {
+		return engine.Status{}, err
+	}
+	st := engine.Status{Items: make([]engine.Item, len(items))}
+	for i, it := range items {
+		st.Items[i] = engine.Item{Label: it.Label, Cells: it.Cells, Decided: it.Decided, More: it.More, Line: report.JudgedLine(it)}
+	}
+	return st, nil
+}

@@ -1,0 +1,118 @@
+package ab_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/ab"
+	"github.com/perflab/perflab/compare"
+	"github.com/perflab/perflab/discover"
+	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/internal/workmod"
+	"github.com/perflab/perflab/store"
+)
+
+// TestRun compares two commits of a throwaway module through the API
+// alone, where the second makes BenchmarkWork do ten times the work: the
+// run is stored and labelled, the paired change is slower with an
+// interval above the gate's limit, so the gate fails, and the benchmark
+// only NEW has is listed. Ten times, so that ten rounds of one link per
+// side decide it on a busy machine (see cmd/perflab's
+// TestABDetectsSlowdown for how often rounds of the same code read apart).
+func TestRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	repo, hashes := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work: 1000 steps"},
+		workmod.Commit{Steps: 10000, Subject: "work: 10000 steps", Files: map[string]string{"extra_test.go": workmod.ExtraTestGo}})
+	tmp := t.TempDir()
+	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rules, err := compare.ParseThresholds("sec/op>+1%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	res, err := ab.Run(t.Context(), ab.Options{
+		Dir: repo, Old: "HEAD~1", New: "HEAD", Bench: "Work", Rounds: 10, Benchtime: "20ms", Layout: engine.LayoutFixed, NoProfile: true,
+		Rules: rules, DB: db, CacheDir: filepath.Join(tmp, "cache"), ArtifactDir: filepath.Join(tmp, "runs"), Progress: &progress,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if res.Run.Status != "complete" || res.Run.RoundsDone != 10 {
+		t.Errorf("run %+v, want 10 rounds complete", res.Run)
+	}
+	if res.Old.Source.Commit != hashes[0] || res.New.Source.Commit != hashes[1] || !strings.Contains(res.New.Label(), "work: 10000 steps") {
+		t.Errorf("sides %s (%s), %s (%s); want the two commits", res.Old.Label(), res.Old.Source.Commit, res.New.Label(), res.New.Source.Commit)
+	}
+	names := func(bs []discover.Bench) []string {
+		var out []string
+		for _, b := range bs {
+			out = append(out, b.Name())
+		}
+		return out
+	}
+	if !slices.Equal(names(res.Benchmarks), []string{"BenchmarkWork"}) || len(res.OnlyOld) != 0 || !slices.Equal(names(res.OnlyNew), []string{"BenchmarkWorkExtra"}) {
+		t.Errorf("benchmarks %v, only old %v, only new %v", names(res.Benchmarks), names(res.OnlyOld), names(res.OnlyNew))
+	}
+	var row *findings.PairedRow
+	for i, r := range res.Paired.Rows {
+		if strings.TrimRight(r.Name, "-0123456789") == "BenchmarkWork" && r.Unit == "sec/op" {
+			row = &res.Paired.Rows[i]
+		}
+	}
+	if row == nil {
+		t.Fatalf("no paired sec/op row of BenchmarkWork: %+v", res.Paired.Rows)
+	}
+	// Ten times the work: the interval lies above the gate's limit, and
+	// the bounds rule out a wrong pairing (the one-step BenchmarkWorkExtra,
+	// or old and new swapped).
+	if row.Verdict != findings.Slower || !(row.Ratio.Lo > 1.01) || row.Ratio.Ratio < 10.0/8 || row.Ratio.Ratio > 10*8 {
+		t.Errorf("paired change %s %+v, want slower by about 10×", row.Verdict, row.Ratio)
+	}
+	if !slices.Equal(res.Paired.OnlyNew, []string{"BenchmarkWorkExtra"}) {
+		t.Errorf("paired view's only-new %v", res.Paired.OnlyNew)
+	}
+	if res.Gate == nil || len(res.Gate.Fails()) != 1 || len(res.Gate.Undecided()) != 0 {
+		t.Errorf("gate %+v, want one failure", res.Gate)
+	}
+	labels := map[string]string{}
+	for _, kv := range res.Env {
+		labels[kv.Key] = kv.Value
+	}
+	if labels["ab-old"] != res.Old.Label() || labels["ab-new"] != res.New.Label() {
+		t.Errorf("stored labels %q, %q; want the sides'", labels["ab-old"], labels["ab-new"])
+	}
+	if src := res.Source(); src.RunID != res.Run.RunID || src.Title != "perflab ab: `"+hashes[0][:12]+"` → `"+hashes[1][:12]+"`" {
+		t.Errorf("source %+v", src)
+	}
+	if !strings.Contains(progress.String(), "perflab ab: old = "+res.Old.Label()) {
+		t.Errorf("progress does not name the sides:\n%s", progress.String())
+	}
+}
+
+// TestPrepareNamesSideThatDoesNotBuild: a NEW that does not compile is
+// named on the progress output, and Prepare fails before anything is
+// measured.
+func TestPrepareNamesSideThatDoesNotBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	repo, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work"}, workmod.Commit{Steps: 0, Subject: "work: broken"})
+	var progress bytes.Buffer
+	_, err := ab.Prepare(t.Context(), ab.Options{Dir: repo, Old: "HEAD~1", New: "HEAD", CacheDir: t.TempDir(), Progress: &progress})
+	if err == nil || err.Error() != "new does not build (see above); nothing was measured" {
+		t.Errorf("Prepare: %v", err)
+	}
+	if out := progress.String(); !strings.Contains(out, "perflab ab: new (") || !strings.Contains(out, "does not build:\n    ") || strings.Contains(out, "perflab ab: old (") {
+		t.Errorf("progress does not name new alone as not building:\n%s", out)
+	}
+}
