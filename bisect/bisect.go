@@ -18,6 +18,11 @@
 // skip does. The search stops when the range holds one commit (found),
 // when only skipped commits and hi remain, or at the first step that
 // stays undecided: the range (lo, hi] is then what could not be separated.
+//
+// Package culprit runs the search over a git history (perflab bisect),
+// measuring each step's commits as package ab compares builds. It is a
+// package of its own because packages findings and report, which judge
+// and word the steps, build on this one's types.
 package bisect
 
 import (

@@ -70,6 +70,83 @@ func BisectStepLine(st findings.BisectStep) string {
 	return line + fmt.Sprintf(", %d rounds: %s", st.Rounds, st.Verdict)
 }
 
+// BisectReason says why a bisect step has no verdict: why its midpoint
+// was skipped, or what kept the step undecided. Its String is the
+// sentence a bisect records as the step's bisect.Outcome.Why.
+type BisectReason struct {
+	Cause BisectCause
+	// Detail is the compiler's first error (BisectNotBuilt), or the
+	// first line of what failed (BisectNotListed, BisectFailing,
+	// BisectUnmeasured, where it may be "").
+	Detail string
+	// Missing are the benchmarks the commit lacks (BisectLacking).
+	Missing []string
+	// Rounds are the rounds stored (BisectStoredRoundsSpent), or
+	// --max-rounds (BisectRoundsSpent).
+	Rounds int
+	// Spent is the step's share of the budget, spent (BisectShareSpent).
+	Spent time.Duration
+}
+
+// BisectCause is the kind of a [BisectReason].
+type BisectCause int
+
+// Causes of a step without a verdict. A midpoint that cannot be
+// measured (the first five, or any cause when the step has no rounds)
+// is skipped; a step with rounds stays undecided.
+const (
+	BisectNotBuilt          BisectCause = iota + 1 // the commit does not build
+	BisectNotListed                                // its benchmarks could not be listed
+	BisectLacking                                  // it lacks benchmarks every step runs
+	BisectFailing                                  // its benchmark fails
+	BisectUnmeasured                               // the step's run measured no rounds
+	BisectStoredRoundsSpent                        // the step's stored rounds reached --max-rounds
+	BisectBudgetSpent                              // the budget was spent before the step
+	BisectRoundsSpent                              // the step reached --max-rounds
+	BisectShareSpent                               // the step's share of the budget was spent
+)
+
+func (r BisectReason) String() string {
+	switch r.Cause {
+	case BisectNotBuilt:
+		return "does not build: " + r.Detail
+	case BisectNotListed:
+		return r.Detail
+	case BisectLacking:
+		return "lacks " + strings.Join(r.Missing, ", ")
+	case BisectFailing:
+		return "its benchmark fails: " + r.Detail
+	case BisectUnmeasured:
+		if r.Detail == "" {
+			return "no rounds were measured"
+		}
+		return "no rounds were measured: " + r.Detail
+	case BisectStoredRoundsSpent:
+		return fmt.Sprintf("its %d stored rounds reached --max-rounds", r.Rounds)
+	case BisectBudgetSpent:
+		return "the budget was spent before it"
+	case BisectRoundsSpent:
+		return fmt.Sprintf("it reached --max-rounds %d", r.Rounds)
+	case BisectShareSpent:
+		return fmt.Sprintf("its share of the budget (%s) was spent", r.Spent.Round(time.Second))
+	}
+	return ""
+}
+
+// BisectEnd says in one line how a bisect that did not find its culprit
+// ended, pointing at its report: "nothing to bisect (see above)" or "the
+// culprit is one of 3 commits (see above)"; "" when it found the
+// culprit.
+func BisectEnd(b *findings.Bisect) string {
+	switch b.Stop {
+	case bisect.Found:
+		return ""
+	case bisect.NothingToBisect, bisect.EndsUndecided:
+		return "nothing to bisect (see above)"
+	}
+	return fmt.Sprintf("the culprit is one of %d commits (see above)", b.Hi-b.Lo)
+}
+
 func bisectTitle(b *findings.Bisect) string {
 	h := b.History
 	if len(h) == 0 {

@@ -1,0 +1,83 @@
+package culprit
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/bisect"
+	"github.com/perflab/perflab/engine"
+)
+
+// TestDefaults: options left zero take perflab bisect's defaults; a
+// budget, and not a cap, bounds a step when MaxRounds is not given.
+func TestDefaults(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      Options
+		wantMax int
+		wantLay string
+		unit    string
+	}{
+		{"no budget", Options{}, defaultStepRounds, engine.LayoutRandom, engine.UnitSec},
+		{"budget", Options{Budget: 8 * time.Minute}, budgetStepRounds, engine.LayoutRandom, engine.UnitSec},
+		{"explicit cap kept", Options{Budget: 8 * time.Minute, MaxRounds: 40, Layout: engine.LayoutFixed}, 40, engine.LayoutFixed, engine.UnitSec},
+		{"instructions", Options{Measure: "instructions"}, defaultStepRounds, engine.LayoutRandom, engine.UnitInstructions},
+		{"unit kept", Options{Measure: "instructions", Unit: engine.UnitCPU}, defaultStepRounds, engine.LayoutRandom, engine.UnitCPU},
+	}
+	for _, tt := range tests {
+		tt.in.CacheDir = t.TempDir()
+		o, err := tt.in.withDefaults()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if o.MaxRounds != tt.wantMax || o.Layout != tt.wantLay || o.Unit != tt.unit || o.Alpha != 0.05 || o.MinEffect != 0.02 || o.Benchtime != "100ms" || o.Package != "." {
+			t.Errorf("%s: %+v; want at most %d rounds, layout %q, unit %q and the defaults", tt.name, o, tt.wantMax, tt.wantLay, tt.unit)
+		}
+	}
+}
+
+// TestOptionsRefused: options that make no bisect.
+func TestOptionsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		in  Options
+		err string
+	}{
+		{Options{Alpha: 0.7}, "error rate 0.7"},
+		{Options{MaxRounds: 7}, "at least 8"},
+		{Options{Unit: "B/op"}, `unit "B/op"`},
+		{Options{Unit: engine.UnitInstructions}, "needs instructions measured"},
+		{Options{Measure: "joules"}, "joules"},
+		{Options{Layout: "shuffled"}, "shuffled"},
+	} {
+		tt.in.CacheDir = t.TempDir()
+		if _, err := Prepare(t.Context(), tt.in); err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("Prepare(%+v) = %v, want an error with %q", tt.in, err, tt.err)
+		}
+	}
+}
+
+// TestStepBudget shares what is left of the budget equally among the
+// planned steps still to come, and starts no step with less than
+// minStepBudget.
+func TestStepBudget(t *testing.T) {
+	tests := []struct {
+		budget, spent time.Duration
+		step          int
+		want          time.Duration
+		ok            bool
+	}{
+		{budget: 0, step: 1, want: 0, ok: true},
+		{budget: 60 * time.Second, step: 1, want: 10 * time.Second, ok: true},
+		{budget: 60 * time.Second, spent: 30 * time.Second, step: 4, want: 10 * time.Second, ok: true},
+		{budget: 60 * time.Second, spent: 30 * time.Second, step: 8, want: 30 * time.Second, ok: true}, // past the planned steps: all that is left
+		{budget: 60 * time.Second, spent: 58 * time.Second, step: 6, want: 2 * time.Second, ok: false},
+	}
+	for _, tc := range tests {
+		s := &stepper{opt: Options{Budget: tc.budget}, planned: 6, start: time.Now().Add(-tc.spent)}
+		got, ok := s.stepBudget(bisect.Step{Number: tc.step})
+		if ok != tc.ok || got < tc.want-time.Second || got > tc.want+time.Second {
+			t.Errorf("budget %v, %v spent, step %d: %v, %v; want about %v, %v", tc.budget, tc.spent, tc.step, got, ok, tc.want, tc.ok)
+		}
+	}
+}

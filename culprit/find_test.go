@@ -1,0 +1,66 @@
+package culprit_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perflab/perflab/bisect"
+	"github.com/perflab/perflab/culprit"
+	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/internal/workmod"
+	"github.com/perflab/perflab/store"
+)
+
+// TestFind bisects four commits after GOOD through the API alone: the
+// second does not build and the fourth makes BenchmarkWork do four times
+// the work. The search skips the broken commit, saying why, finds the
+// culprit with its effect in three measuring steps stored as runs, and a
+// search resumed from the store measures nothing again.
+func TestFind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	repo, hashes := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work: 1000 steps"}, workmod.Commit{Steps: 1000, Subject: "work: comment"},
+		workmod.Commit{Steps: 0, Subject: "work: broken"}, workmod.Commit{Steps: 1000, Subject: "work: fixed"}, workmod.Commit{Steps: 4000, Subject: "work: 4000 steps"})
+	tmp := t.TempDir()
+	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var progress bytes.Buffer
+	opt := culprit.Options{Dir: repo, Good: hashes[0], Bad: "main", Bench: "Work", Benchtime: "20ms", MaxRounds: 40, Layout: engine.LayoutFixed,
+		DB: db, CacheDir: filepath.Join(tmp, "cache"), ArtifactDir: filepath.Join(tmp, "runs"), Progress: &progress}
+	res, err := culprit.Find(t.Context(), opt)
+	if err != nil {
+		t.Fatalf("Find: %v\n%s", err, progress.String())
+	}
+	if res.Stop != bisect.Found || res.Culprit != 4 || res.History[res.Culprit].Hash != hashes[4] {
+		t.Fatalf("stop %q, culprit %d; want the fourth commit after GOOD found\n%s", res.Stop, res.Culprit, progress.String())
+	}
+	// Endpoints, then 2 (skipped), 1 and 3.
+	if len(res.Steps) != 3 || res.Search.Measured() != 3 || len(res.Search.Records) != 4 {
+		t.Errorf("%d measuring steps, %d records; want 3 and 4", len(res.Steps), len(res.Search.Records))
+	}
+	if len(res.Skips) != 1 || res.Skips[0].Commit != 2 || !strings.HasPrefix(res.Skips[0].Why, "does not build: ./work.go:3:1: syntax error") {
+		t.Errorf("skips %+v; want commit 2, which does not build", res.Skips)
+	}
+	if !(res.Effect.Lo > 1.5) || res.Effect.Ratio > 4*8 {
+		t.Errorf("effect at the culprit %+v, want about 4", res.Effect)
+	}
+	runs, err := db.Runs(t.Context())
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("%d runs stored (%v), want one per measuring step", len(runs), err)
+	}
+
+	opt.Resume = true
+	again, err := culprit.Find(t.Context(), opt)
+	if err != nil || again.ID != res.ID || again.Culprit != res.Culprit {
+		t.Fatalf("resumed: %+v, %v; want bisect %s read back", again, err, res.ID)
+	}
+	if runs, _ := db.Runs(t.Context()); len(runs) != 3 {
+		t.Errorf("the resumed search stored %d runs more", len(runs)-3)
+	}
+}
