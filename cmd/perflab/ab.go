@@ -1,26 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/perflab/perflab/ab"
 	"github.com/perflab/perflab/analysis"
-	"github.com/perflab/perflab/builtin"
-	"github.com/perflab/perflab/compare"
-	"github.com/perflab/perflab/discover"
-	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/engine"
-	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
-	"github.com/perflab/perflab/revision"
-	"github.com/perflab/perflab/spec"
-	"github.com/perflab/perflab/store"
 )
 
 var cmdAB = &command{
@@ -120,87 +111,22 @@ func (f *abFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison and the gate's rulings (failures, undecided rows) as JSON instead of the table")
 }
 
-// abSide is one side of an A/B run: its source and its settings.
-type abSide struct {
-	name  string // "old" or "new": the config's name in the run
-	src   *revision.Source
-	env   []string // settings from --config (GOGC=off, PGO=/abs/cpu.pprof, …)
-	label string   // the --config name, when one was given
-}
-
-// Label names the side for people: the revision and any settings.
-func (s abSide) Label() string {
-	l := s.src.Label()
-	if s.label != "" || len(s.env) > 0 {
-		l += " [" + s.label
-		if len(s.env) > 0 {
-			if s.label != "" {
-				l += ": "
-			}
-			l += strings.Join(s.env, ",")
-		}
-		l += "]"
-	}
-	return l
-}
-
-func (s abSide) config() discover.Config { return discover.Config{Name: s.name, Env: s.env} }
-
 func init() {
 	define(cmdAB, func(f *abFlags, pos []string, stdout, stderr io.Writer) error {
 		oldArg, newArg, pkg, err := splitABArgs(pos)
 		if err != nil {
 			return usageError(err)
 		}
-		rules, err := f.rules()
+		opt, err := f.options(oldArg, newArg, pkg, stderr)
 		if err != nil {
 			return err
-		}
-		cpu, err := parseCPU(f.cpu)
-		if err != nil {
-			return usageError(err)
-		}
-		if f.rounds < 1 {
-			return usageError(errors.New("--rounds must be at least 1"))
-		}
-		if err := f.seq.check(); err != nil {
-			return usageError(err)
-		}
-		f.seq.layoutDefault(engine.LayoutRandom)
-		unit, limits := abGateUnit(f.seq.unit, rules)
-		sides, err := abSettings(f.configs)
-		if err != nil {
-			return usageError(err)
-		}
-		if f.cache == "" {
-			if f.cache, err = builtin.CacheDir(); err != nil {
-				return err
-			}
 		}
 		ctx, stop := interruptible()
 		defer stop()
 
-		if err := abSources(ctx, f.dir, [2]string{oldArg, newArg}, f.cache, sides[:]); err != nil {
-			return err
-		}
-		for _, sd := range sides {
-			fmt.Fprintf(stderr, "perflab ab: %s = %s\n", sd.name, sd.Label())
-		}
-		benches, err := abBenches(ctx, f, sides, pkg, stderr)
-		if err != nil {
-			return err
-		}
-		common, onlyOld, onlyNew := splitBenches(benches[0], benches[1])
-		if len(common) == 0 {
-			return fmt.Errorf("no benchmark matching %q exists on both sides (old has %d, new %d), so there is nothing to compare; check -bench and the package", f.regex, len(benches[0]), len(benches[1]))
-		}
-
-		title := fmt.Sprintf("old %s vs new %s", sides[0].Label(), sides[1].Label())
-		s, err := revisionSpec(filepath.Join(sides[0].src.ModDir, "perflab-ab.toml"), discover.SpecInput{
-			Name: "ab-" + abName(f.dir, pkg), Title: title, Package: pkg,
-			Benches: common, Configs: []discover.Config{sides[0].config(), sides[1].config()},
-			Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu,
-		})
+		// The database is opened once both sides build, so a side that
+		// does not leaves none behind.
+		p, err := ab.Prepare(ctx, opt)
 		if err != nil {
 			return err
 		}
@@ -209,23 +135,51 @@ func init() {
 			return err
 		}
 		defer db.Close()
-		opt := f.engineOptions(s, "quick", db, stderr)
-		opt.CPU, opt.Cells, opt.Unit, opt.GateRatios = cpu, discover.Cells(common, []string{"old", "new"}), unit, limits
-		opt.Sources = map[string]string{"old": sides[0].src.ModDir, "new": sides[1].src.ModDir}
-		res, err := engine.Run(ctx, opt)
+		res, err := p.Measure(ctx, db)
+		var run *engine.Result
 		if res != nil {
-			kv := []store.KV{{Key: "ab-old", Value: sides[0].Label()}, {Key: "ab-new", Value: sides[1].Label()}}
-			if serr := db.SetEnv(context.WithoutCancel(ctx), res.RunID, kv); serr != nil && err == nil {
-				err = serr
-			}
+			run = res.Run
 		}
 		// The run's own summary and report paths go to stderr with the
 		// progress, so stdout holds the comparison alone.
-		if err := afterRun(ctx, db, res, err, f.runFlags, stderr, stderr); err != nil {
+		if err := afterRun(ctx, db, run, err, f.runFlags, stderr, stderr); err != nil {
 			return err
 		}
-		return abVerdict(context.WithoutCancel(ctx), db, res, f, sides, rules, onlyOld, onlyNew, stdout, stderr)
+		if err := res.Compare(ctx); err != nil {
+			return err
+		}
+		return f.print(res, stdout, stderr)
 	})
+}
+
+// options are the comparison's options from the flags and arguments; a
+// bad flag is a usage error.
+func (f *abFlags) options(oldArg, newArg, pkg string, progress io.Writer) (ab.Options, error) {
+	rules, err := f.rules()
+	if err != nil {
+		return ab.Options{}, err
+	}
+	cpu, err := parseCPU(f.cpu)
+	if err != nil {
+		return ab.Options{}, usageError(err)
+	}
+	if f.rounds < 1 {
+		return ab.Options{}, usageError(errors.New("--rounds must be at least 1"))
+	}
+	if err := f.seq.check(); err != nil {
+		return ab.Options{}, usageError(err)
+	}
+	f.seq.layoutDefault(engine.LayoutRandom)
+	configs, err := ab.ParseConfigs(f.configs)
+	if err != nil {
+		return ab.Options{}, usageError(err)
+	}
+	return ab.Options{
+		Dir: f.dir, Old: oldArg, New: newArg, Packages: []string{pkg}, Bench: f.regex, Configs: configs,
+		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget, Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds,
+		Unit: f.seq.unit, Layout: f.seq.layout, Measure: f.measure, NoProfile: f.noProfile, Seed: f.seed, Verbose: f.verbose,
+		Alpha: f.alpha, Rules: rules, CacheDir: f.cache, ArtifactDir: f.out, Progress: progress,
+	}, nil
 }
 
 // splitABArgs reads OLD [NEW] [PKG]: the argument after OLD is NEW unless
@@ -267,246 +221,26 @@ func isPackagePattern(s string) bool {
 	return s == "." || strings.HasPrefix(s, "./") || strings.Contains(s, "...")
 }
 
-// abSettings returns the sides old and new with the settings of the two
-// --config values, if given (their names become labels). A relative PGO
-// profile is made absolute, so both sides read the same file.
-func abSettings(given []string) ([2]abSide, error) {
-	out := [2]abSide{{name: "old"}, {name: "new"}}
-	switch len(given) {
-	case 0:
-		return out, nil
-	case 2:
-	default:
-		return out, fmt.Errorf("--config: give none or two (OLD's settings, then NEW's), got %d; e.g. --config base --config gogc-off:GOGC=off", len(given))
-	}
-	for i, g := range given {
-		c, err := discover.ParseConfig(g)
-		if err != nil {
-			return out, err
-		}
-		for j, kv := range c.Env {
-			if v, ok := strings.CutPrefix(kv, "PGO="); ok && v != "off" && v != "auto" {
-				abs, err := filepath.Abs(v)
-				if err != nil {
-					return out, err
-				}
-				if st, err := os.Stat(abs); err != nil || st.IsDir() {
-					return out, fmt.Errorf("--config %s: PGO=%s is not a readable profile file; give a CPU profile (go test -cpuprofile) or off", g, v)
-				}
-				c.Env[j] = "PGO=" + abs
-			}
-		}
-		out[i].env = c.Env
-		if c.Name != out[i].name {
-			out[i].label = c.Name
-		}
-	}
-	return out, nil
-}
-
-// abSources materialises OLD and NEW ("" is the working tree).
-func abSources(ctx context.Context, dir string, args [2]string, cache string, sides []abSide) error {
-	repo, repoErr := revision.Open(ctx, dir)
-	for i, arg := range args {
-		var err error
-		if repo == nil {
-			if arg == "" {
-				return fmt.Errorf("NEW defaults to the working tree, but %v", repoErr)
-			}
-			if sides[i].src, err = revision.Directory(arg); err != nil {
-				return fmt.Errorf("%s %q: %v; and it is no revision: %v", sides[i].name, arg, err, repoErr)
-			}
-			continue
-		}
-		if sides[i].src, err = repo.Materialize(ctx, arg, cache); err != nil {
-			return fmt.Errorf("%s: %w", strings.ToUpper(sides[i].name), err)
-		}
-	}
-	return nil
-}
-
-// abBenches builds each side's test binary and lists its benchmarks. A
-// side that does not build is named; both are tried before giving up.
-func abBenches(ctx context.Context, f *abFlags, sides [2]abSide, pkg string, stderr io.Writer) ([2][]discover.Bench, error) {
-	var out [2][]discover.Bench
-	var failed []string
-	for i, sd := range sides {
-		l, err := benchesOf(ctx, sd.src, sd.config(), pkg, f.regex, filepath.Join(f.cache, "bin"))
-		if err == nil {
-			out[i] = l.Benches
-			for _, line := range discover.SkipLines(l.Skipped) {
-				fmt.Fprintf(stderr, "perflab ab: %s: %s\n", sd.name, line)
-			}
-		}
-		var be *buildError
-		switch {
-		case ctx.Err() != nil:
-			return out, ctx.Err()
-		case errors.As(err, &be):
-			fmt.Fprintf(stderr, "perflab ab: %s (%s) does not build:\n%s\n", sd.name, sd.Label(), indentText(err.Error()))
-			failed = append(failed, sd.name)
-		case err != nil:
-			fmt.Fprintf(stderr, "perflab ab: %s: %v\n", sd.name, err)
-		}
-	}
-	if len(failed) > 0 {
-		return out, fmt.Errorf("%s does not build (see above); nothing was measured", strings.Join(failed, " and "))
-	}
-	return out, nil
-}
-
-// buildError is a source whose test binary does not build.
-type buildError struct{ err error }
-
-func (e *buildError) Error() string { return e.err.Error() }
-func (e *buildError) Unwrap() error { return e.err }
-
-// benchesOf builds the test binary of pkg in src with config c's settings
-// (cached by content in binCache) and lists its benchmarks matching regex,
-// with those that skipped themselves. A failed build is a *buildError.
-func benchesOf(ctx context.Context, src *revision.Source, c discover.Config, pkg, regex, binCache string) (*discover.Listing, error) {
-	s, err := spec.Parse(filepath.Join(src.ModDir, "perflab-ab.toml"), []byte(probeSpec(c)))
-	if err != nil {
-		return nil, err
-	}
-	sc := s.Configs[0]
-	bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: src.ModDir, Package: pkg, Env: sc.BuildEnv(), Flags: sc.BuildFlags(), CacheDir: binCache})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &buildError{err}
-	}
-	return discover.Scan(ctx, bin, filepath.Join(src.ModDir, filepath.FromSlash(pkg)), regex)
-}
-
-// probeSpec is a one-config spec holding a config's settings, so its
-// build flags and environment come from spec.Config like the run's.
-func probeSpec(c discover.Config) string {
-	text, err := discover.SpecText(discover.SpecInput{Name: "probe", Package: ".", Benches: []discover.Bench{{Func: "BenchmarkX"}}, Configs: []discover.Config{c}})
-	if err != nil {
-		return ""
-	}
-	return text
-}
-
-// revisionSpec is the spec of a run whose configs are revisions, with
-// in's benchmarks; file places it (in the first revision's module
-// directory, which its package path is relative to).
-func revisionSpec(file string, in discover.SpecInput) (*spec.Spec, error) {
-	text, err := discover.SpecText(in)
-	if err != nil {
-		return nil, err
-	}
-	s, err := spec.Parse(file, []byte(text))
-	if err != nil {
-		return nil, fmt.Errorf("the benchmarks do not make a valid spec: %w", err)
-	}
-	return s, nil
-}
-
-func indentText(s string) string {
-	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
-}
-
-// splitBenches returns the benchmarks on both sides (in old's order) and
-// those on one side only.
-func splitBenches(old, new []discover.Bench) (common, onlyOld, onlyNew []discover.Bench) {
-	inNew := map[string]bool{}
-	for _, b := range new {
-		inNew[b.Name()] = true
-	}
-	inOld := map[string]bool{}
-	for _, b := range old {
-		inOld[b.Name()] = true
-		if inNew[b.Name()] {
-			common = append(common, b)
-		} else {
-			onlyOld = append(onlyOld, b)
-		}
-	}
-	for _, b := range new {
-		if !inOld[b.Name()] {
-			onlyNew = append(onlyNew, b)
-		}
-	}
-	return common, onlyOld, onlyNew
-}
-
-// abVerdict compares the run's old and new configs round by round, prints
-// the table (or the JSON), writes the Markdown summary and applies the
-// gate.
-func abVerdict(ctx context.Context, db *store.DB, res *engine.Result, f *abFlags, sides [2]abSide, rules []compare.Threshold,
-	onlyOld, onlyNew []discover.Bench, stdout, stderr io.Writer) error {
-	// A run sampled sequentially (--budget, --precision) is judged with
-	// anytime-valid intervals, like every other view of it.
-	pr, err := findings.LoadPaired(ctx, db, res.RunID, "old", "new", f.options())
-	if err != nil {
-		return err
-	}
-	for _, b := range onlyOld {
-		pr.OnlyOld = append(pr.OnlyOld, b.Name())
-	}
-	for _, b := range onlyNew {
-		pr.OnlyNew = append(pr.OnlyNew, b.Name())
-	}
-	var gate *compare.Gate
-	if len(rules) > 0 {
-		g := compare.Check(pr.Gate(), pr.Alpha, rules)
-		gate = &g
-	}
-	src := report.PairedSource{Title: "perflab ab: " + shortTitle(sides), Old: sides[0].Label(), New: sides[1].Label(), RunID: res.RunID, Rounds: res.RoundsDone}
-	if env, err := db.Env(ctx, res.RunID); err == nil {
-		src.Env = env
-	}
+// print prints the comparison (the table, or the JSON), writes the
+// Markdown summary and applies the gate.
+func (f *abFlags) print(res *ab.Result, stdout, stderr io.Writer) error {
+	src := res.Source()
+	var err error
 	if f.asJSON {
-		err = report.PairedJSON(stdout, pr, src, gate)
+		err = report.PairedJSON(stdout, res.Paired, src, res.Gate)
 	} else {
-		err = report.PairedText(stdout, pr, src, gate)
+		err = report.PairedText(stdout, res.Paired, src, res.Gate)
 	}
 	if err != nil {
 		return err
 	}
 	if f.markdown != "" {
-		if err := writeFileWith(f.markdown, func(w io.Writer) error { return report.PairedMarkdown(w, pr, src, gate) }); err != nil {
+		if err := writeFileWith(f.markdown, func(w io.Writer) error { return report.PairedMarkdown(w, res.Paired, src, res.Gate) }); err != nil {
 			return fmt.Errorf("--markdown: %w", err)
 		}
 		fmt.Fprintf(stderr, "perflab ab: summary written to %s\n", f.markdown)
 	}
-	return f.outcome(stderr, "perflab ab", gate, "more rounds narrow the intervals: raise --budget (or --max-rounds), or measure on a quieter machine")
-}
-
-func envValue(env []store.KV, key string) string {
-	for _, kv := range env {
-		if kv.Key == key {
-			return kv.Value
-		}
-	}
-	return ""
-}
-
-// abName names the experiment after the package's directory in the
-// user's module, not after its copy in the cache.
-func abName(dir, pkg string) string {
-	abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(pkg)))
-	if err != nil {
-		return "bench"
-	}
-	return sanitizeName(filepath.Base(abs))
-}
-
-func shortTitle(sides [2]abSide) string {
-	name := func(s abSide) string {
-		t := "`" + s.src.Short() + "`"
-		if s.src.Kind == revision.Worktree {
-			t = "working tree"
-		}
-		if s.label != "" {
-			t += " [" + s.label + "]"
-		}
-		return t
-	}
-	return name(sides[0]) + " → " + name(sides[1])
+	return f.outcome(stderr, "perflab ab", res.Gate, "more rounds narrow the intervals: raise --budget (or --max-rounds), or measure on a quieter machine")
 }
 
 // writeFileWith writes a file through write; appending when it exists and
@@ -525,26 +259,4 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return file.Close()
-}
-
-// abGateUnit is the unit sequential sampling decides on and the gate's
-// limits in it, as ratios: with --fail-on and no --unit, the gated time
-// unit (sec/op, cpu-sec/op or instructions/op) of the first rule, so rounds are added until
-// each interval lies clear of the limit the gate tests.
-func abGateUnit(unit string, rules []compare.Threshold) (string, []float64) {
-	if unit == "" {
-		for _, r := range rules {
-			if r.Unit == engine.UnitSec || r.Unit == engine.UnitCPU || r.Unit == engine.UnitInstructions {
-				unit = r.Unit
-				break
-			}
-		}
-	}
-	var limits []float64
-	for _, r := range rules {
-		if r.Unit == unit && unit != "" {
-			limits = append(limits, 1+r.Pct/100)
-		}
-	}
-	return unit, limits
 }

@@ -5,78 +5,20 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/internal/workmod"
 	"github.com/perflab/perflab/store"
 )
 
-// gitIn runs git in dir with a fixed identity, no optional locks and no
-// user configuration.
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func writeIn(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-const workGo = `// Package work has one CPU-bound function whose cost is linear in n.
-package work
-
-// N is how much work one call does.
-const N = %d
-
-// Work runs n steps of a xorshift generator, a chain of dependent operations.
-func Work(n int) uint64 {
-	x := uint64(88172645463325252)
-	for i := 0; i < n; i++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-	}
-	return x
-}
-`
-
-// workMod and workTestGo are the go.mod and the benchmark of the
-// throwaway repositories of the ab and bisect tests.
-const (
-	workMod    = "module example.com/work\n\ngo 1.22\n"
-	workTestGo = `package work
-
-import "testing"
-
-var sink uint64
-
-func BenchmarkWork(b *testing.B) {
-	for range b.N {
-		sink = Work(N)
-	}
-}
-`
+// gitIn and writeIn run git in a test repository and write files to it.
+var (
+	gitIn   = workmod.Git
+	writeIn = workmod.Write
 )
 
 // abRepo makes a throwaway repository: the first commit's BenchmarkWork
@@ -84,17 +26,8 @@ func BenchmarkWork(b *testing.B) {
 // exists on the new side only).
 func abRepo(t *testing.T, steps int) string {
 	t.Helper()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	writeIn(t, dir, map[string]string{"go.mod": workMod, "work.go": fmt.Sprintf(workGo, 1000), "work_test.go": workTestGo})
-	gitIn(t, dir, "add", ".")
-	gitIn(t, dir, "commit", "-q", "-m", "work: 1000 steps")
-	writeIn(t, dir, map[string]string{
-		"work.go":       fmt.Sprintf(workGo, steps),
-		"extra_test.go": "package work\n\nimport \"testing\"\n\nfunc BenchmarkWorkExtra(b *testing.B) {\n\tfor range b.N {\n\t\tsink = Work(1)\n\t}\n}\n",
-	})
-	gitIn(t, dir, "add", ".")
-	gitIn(t, dir, "commit", "-q", "-m", fmt.Sprintf("work: %d steps", steps))
+	dir, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work: 1000 steps"},
+		workmod.Commit{Steps: steps, Subject: fmt.Sprintf("work: %d steps", steps), Files: map[string]string{"extra_test.go": workmod.ExtraTestGo}})
 	return dir
 }
 
@@ -205,7 +138,7 @@ func TestABLeavesTheWorkingTreeAlone(t *testing.T) {
 	writeIn(t, repo, map[string]string{"NOTES": "staged\n"})
 	gitIn(t, repo, "add", "NOTES")
 	writeIn(t, repo, map[string]string{
-		"work.go":   fmt.Sprintf(workGo, 1000) + "\n// An uncommitted comment.\n",
+		"work.go":   fmt.Sprintf(workmod.Go, 1000) + "\n// An uncommitted comment.\n",
 		"untracked": "untracked\n",
 	})
 	before := repoState(t, repo)
@@ -279,19 +212,11 @@ func TestSplitABArgs(t *testing.T) {
 	}
 }
 
-func TestABSettings(t *testing.T) {
-	prof := filepath.Join(t.TempDir(), "cpu.pprof")
-	writeIn(t, filepath.Dir(prof), map[string]string{"cpu.pprof": "x"})
-	sides, err := abSettings([]string{"base", "pgo:PGO=" + prof})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sides[0].name != "old" || sides[1].name != "new" || sides[1].env[0] != "PGO="+prof || !strings.Contains(sides[1].config().Env[0], "PGO=") {
-		t.Errorf("sides = %+v", sides)
-	}
-	for _, bad := range [][]string{{"one"}, {"a", "b", "c"}, {"a", "b:PGO=/no/such/profile"}, {"a", "b:NOPE=1"}} {
-		if _, err := abSettings(bad); err == nil {
-			t.Errorf("abSettings(%q) succeeded", bad)
+func envValue(env []store.KV, key string) string {
+	for _, kv := range env {
+		if kv.Key == key {
+			return kv.Value
 		}
 	}
+	return ""
 }

@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/perflab/perflab/bisect"
 	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/internal/workmod"
 	"github.com/perflab/perflab/store"
 )
 
@@ -19,21 +18,11 @@ import (
 // subject; it returns the repository and every commit's hash, GOOD first.
 func bisectRepo(t *testing.T, steps []int, subjects []string) (string, []string) {
 	t.Helper()
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	writeIn(t, dir, map[string]string{"go.mod": workMod, "work.go": fmt.Sprintf(workGo, steps[0]), "work_test.go": workTestGo})
-	var hashes []string
+	var commits []workmod.Commit
 	for i, n := range steps {
-		text := fmt.Sprintf(workGo, n) + fmt.Sprintf("\n// Revision %d.\n", i)
-		if n == 0 {
-			text = "package work\n\nthis does not compile\n"
-		}
-		writeIn(t, dir, map[string]string{"work.go": text})
-		gitIn(t, dir, "add", ".")
-		gitIn(t, dir, "commit", "-q", "-m", subjects[i])
-		hashes = append(hashes, strings.TrimSpace(gitIn(t, dir, "rev-parse", "HEAD")))
+		commits = append(commits, workmod.Commit{Steps: n, Subject: subjects[i]})
 	}
-	return dir, hashes
+	return workmod.Repo(t, commits...)
 }
 
 // TestBisectFindsTheCulprit bisects five commits after GOOD, where the
@@ -220,31 +209,5 @@ func TestBisectInterruptAndResume(t *testing.T) {
 	pooled := fmt.Sprintf("%d, %d", stored[1].ID, stored[1].ID+1)
 	if !strings.Contains(out, pooled) || strings.Count(stderr, "perflab: run ") != 1 {
 		t.Errorf("--resume did not measure the interrupted step once more, pooling runs %s:\n%s\n%s", pooled, out, stderr)
-	}
-}
-
-// TestBisectStepBudget shares what is left of --budget equally among the
-// planned steps still to come, and starts no step with less than
-// minStepBudget.
-func TestBisectStepBudget(t *testing.T) {
-	tests := []struct {
-		budget, spent time.Duration
-		step          int
-		want          time.Duration
-		ok            bool
-	}{
-		{budget: 0, step: 1, want: 0, ok: true},
-		{budget: 60 * time.Second, step: 1, want: 10 * time.Second, ok: true},
-		{budget: 60 * time.Second, spent: 30 * time.Second, step: 4, want: 10 * time.Second, ok: true},
-		{budget: 60 * time.Second, spent: 30 * time.Second, step: 8, want: 30 * time.Second, ok: true}, // past the planned steps: all that is left
-		{budget: 60 * time.Second, spent: 58 * time.Second, step: 6, want: 2 * time.Second, ok: false},
-	}
-	for _, tc := range tests {
-		b := &bisectRun{f: &bisectFlags{}, planned: 6, start: time.Now().Add(-tc.spent)}
-		b.f.budget = tc.budget
-		got, ok := b.stepBudget(bisect.Step{Number: tc.step})
-		if ok != tc.ok || got < tc.want-time.Second || got > tc.want+time.Second {
-			t.Errorf("budget %v, %v spent, step %d: %v, %v; want about %v, %v", tc.budget, tc.spent, tc.step, got, ok, tc.want, tc.ok)
-		}
 	}
 }

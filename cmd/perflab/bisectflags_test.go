@@ -1,36 +1,80 @@
 package main
 
 import (
+	"flag"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/culprit"
+	"github.com/perflab/perflab/revision"
 )
 
-// TestBisectRoundsFollowBudget: without --max-rounds a bisect with a
-// budget is bounded by the budget, not by the default cap; --layout
-// defaults to random and an explicit fixed layout is kept.
-func TestBisectRoundsFollowBudget(t *testing.T) {
+// TestBisectOptionsCarryEveryFlag parses bisect's flags and checks that
+// each reaches the bisect's options, and that a flag left out leaves the
+// option zero for package culprit's default.
+func TestBisectOptionsCarryEveryFlag(t *testing.T) {
+	files := []revision.File{{Name: "x_test.go", Data: []byte("package x")}}
 	tests := []struct {
-		name      string
-		budget    time.Duration
-		maxRounds int
-		layout    string
-		wantMax   int
-		wantLay   string
+		args []string
+		want culprit.Options
 	}{
-		{"no budget", 0, 0, "", defaultStepRounds, engine.LayoutRandom},
-		{"budget", 8 * time.Minute, 0, "", budgetStepRounds, engine.LayoutRandom},
-		{"explicit cap kept", 8 * time.Minute, 40, "fixed", 40, engine.LayoutFixed},
+		{[]string{"-bench", "Work"}, culprit.Options{Dir: ".", Bench: "Work", Alpha: 0.05, MinEffect: defaultMinEffect, Benchtime: "100ms"}},
+		{[]string{"-C", "mod", "-bench", "Work", "--bench-for", "Work/n=1", "--alpha", "0.1", "--min-effect", "5%", "--unit", "instructions/op",
+			"--measure", "instructions", "--benchtime", "20ms", "--budget", "8m", "--max-rounds", "40", "--layout", "fixed", "--seed", "7", "-v",
+			"--resume", "--out", "outdir", "--cache", "cachedir"},
+			culprit.Options{Dir: "mod", Bench: "Work", BenchFor: "Work/n=1", Alpha: 0.1, MinEffect: 0.05, Unit: "instructions/op", Measure: "instructions",
+				Benchtime: "20ms", Budget: 8 * time.Minute, MaxRounds: 40, Layout: "fixed", Seed: 7, Verbose: true, Resume: true,
+				CacheDir: "cachedir", ArtifactDir: "outdir"}},
 	}
 	for _, tt := range tests {
-		f := &bisectFlags{regex: "Work"}
-		f.alpha, f.budget, f.seq.maxRounds, f.seq.layout = 0.05, tt.budget, tt.maxRounds, tt.layout
-		if err := f.check(); err != nil {
-			t.Fatalf("%s: check: %v", tt.name, err)
+		var f bisectFlags
+		fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
+		f.declare(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
 		}
-		if f.seq.maxRounds != tt.wantMax || f.seq.layout != tt.wantLay {
-			t.Errorf("%s: max rounds %d, layout %q; want %d, %q", tt.name, f.seq.maxRounds, f.seq.layout, tt.wantMax, tt.wantLay)
+		if err := f.check(); err != nil {
+			t.Fatalf("%q: check: %v", tt.args, err)
+		}
+		got := f.options("v1", "main", "./codec", []int{4}, files, nil)
+		want := tt.want
+		want.Good, want.Bad, want.Package, want.CPU, want.With = "v1", "main", "./codec", []int{4}, files
+		if want.ArtifactDir == "" {
+			want.ArtifactDir = defaultOut()
+		}
+		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%q: options\n%+v\nwant\n%+v", tt.args, got, want)
+		}
+	}
+}
+
+// TestBisectCheck: flag values bisect refuses before it opens anything.
+func TestBisectCheck(t *testing.T) {
+	tests := []struct {
+		args []string
+		err  string
+	}{
+		{nil, "-bench REGEX is required"},
+		{[]string{"-bench", "W", "--alpha", "0"}, "--alpha 0: want an error rate"},
+		{[]string{"-bench", "W", "--max-rounds", "7"}, "--max-rounds 7: a step needs at least 8 rounds"},
+		{[]string{"-bench", "W", "--layout", "shuffled"}, "--layout"},
+		{[]string{"-bench", "W", "--unit", "B/op"}, `--unit "B/op"`},
+		{[]string{"-bench", "W", "--measure", "joules"}, "--measure"},
+		{[]string{"-bench", "W", "--unit", "instructions/op"}, "needs --measure instructions"},
+		{[]string{"-bench", "W", "--max-rounds", "8", "--layout", "fixed"}, ""},
+	}
+	for _, tt := range tests {
+		var f bisectFlags
+		fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
+		f.declare(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		err := f.check()
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%q: check() = %v, want %q", tt.args, err, tt.err)
 		}
 	}
 }

@@ -12,22 +12,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perflab/perflab/ab"
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/discover"
 	"github.com/perflab/perflab/engine"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/store"
 )
 
-// TestEngineOptionsCarryEveryFlag parses the engine flags of run, bench
-// and ab and checks that each reaches the engine's options through the one
-// builder, ab's -v included.
+// TestEngineOptionsCarryEveryFlag parses the engine flags of run and
+// bench and checks that each reaches the engine's options through the one
+// builder (ab's reach them through ab.Options: TestABOptionsCarryEveryFlag).
 func TestEngineOptionsCarryEveryFlag(t *testing.T) {
 	common := []string{"--seed", "7", "--rounds", "9", "--benchtime", "5ms", "--budget", "2m", "--no-profile", "-v",
 		"--out", "outdir", "--cache", "cachedir", "--measure", "instructions", "--precision", "2%", "--max-rounds", "40", "--unit", "cpu-sec/op"}
 	var rf runFlags
 	var bf benchFlags
-	var af abFlags
 	tests := []struct {
 		name  string
 		fl    interface{ declare(*flag.FlagSet) }
@@ -36,7 +37,6 @@ func TestEngineOptionsCarryEveryFlag(t *testing.T) {
 	}{
 		{"run", &rf, &rf, []string{"--no-follow-up", "--new-run"}},
 		{"bench", &bf, &bf.runFlags, nil},
-		{"ab", &af, &af.runFlags, nil},
 	}
 	for _, tc := range tests {
 		fs := flag.NewFlagSet(tc.name, flag.ContinueOnError)
@@ -57,6 +57,36 @@ func TestEngineOptionsCarryEveryFlag(t *testing.T) {
 		if opt.Progress != &progress || opt.Judge == nil || opt.Repeat == nil {
 			t.Errorf("%s: progress %v, judge %v, repetition statistic set %v; want all", tc.name, opt.Progress, opt.Judge, opt.Repeat != nil)
 		}
+	}
+}
+
+// TestABOptionsCarryEveryFlag parses ab's flags and checks that each
+// reaches the comparison's options, -v included.
+func TestABOptionsCarryEveryFlag(t *testing.T) {
+	var f abFlags
+	fs := flag.NewFlagSet("ab", flag.ContinueOnError)
+	f.declare(fs)
+	args := []string{"-C", "mod", "-bench", "Work", "--seed", "7", "--rounds", "9", "--benchtime", "5ms", "--budget", "2m", "--no-profile", "-v",
+		"--out", "outdir", "--cache", "cachedir", "--measure", "instructions", "--precision", "2%", "--max-rounds", "40", "--unit", "cpu-sec/op",
+		"--cpu", "1,4", "--alpha", "0.1", "--fail-on", "sec/op>+5%", "--layout", "fixed", "--config", "base", "--config", "off:GOGC=off"}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	got, err := f.options("HEAD~1", "", "./codec", &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Progress != &progress || len(got.Rules) != 1 || got.Rules[0].Unit != "sec/op" || got.Rules[0].Pct != 5 {
+		t.Errorf("progress %v, rules %v; want the writer given and sec/op>+5%%", got.Progress, got.Rules)
+	}
+	got.Progress, got.Rules = nil, nil
+	configs := [2]discover.Config{{Name: "base"}, {Name: "off", Env: []string{"GOGC=off"}}}
+	want := ab.Options{Dir: "mod", Old: "HEAD~1", Packages: []string{"./codec"}, Bench: "Work", Configs: configs,
+		Rounds: 9, Benchtime: "5ms", CPU: []int{1, 4}, Budget: 2 * time.Minute, Precision: 0.02, MaxRounds: 40, Unit: "cpu-sec/op",
+		Layout: "fixed", Measure: "instructions", NoProfile: true, Seed: 7, Verbose: true, Alpha: 0.1, CacheDir: "cachedir", ArtifactDir: "outdir"}
+	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+		t.Errorf("options\n%+v\nwant\n%+v", got, want)
 	}
 }
 
