@@ -49,8 +49,8 @@ type Options struct {
 	// the repository's working tree and index are never touched.
 	Old, New string
 	// Packages are the packages whose benchmarks are compared, relative
-	// to the module directory ("." or "./codec"); none is ".". A run
-	// compares one package today.
+	// to the module directory ("." or "./codec"); none is ".". Prepare
+	// refuses more than one.
 	Packages []string
 	// Bench selects benchmarks, as go test -bench does; "" selects all.
 	Bench string
