@@ -87,6 +87,7 @@ type sequential struct {
 	timed      time.Duration  // cpu-sec/op: time in the timed loop each fixed process is sized to
 	repeat     time.Duration  // sec/op: the wall time of every repetition of every cell (repeats.go); 0 keeps each sizing run's count
 	rounds     int            // sequential rounds run after the initial pass
+	spent      bool           // the budget ended the initial pass (initialPassSpent)
 
 	// cpuInside: cell → its sizing run reported cpu-sec/op measured inside
 	// the process, so its later processes need no baseline.
@@ -151,6 +152,15 @@ func (s *sequential) initialBudget(opt Options) Options {
 		opt.Budget /= 2
 	}
 	return opt
+}
+
+// initialRounds is the rounds of the initial pass; 0 for a run of fixed
+// rounds.
+func (s *sequential) initialRounds() int {
+	if s == nil {
+		return 0
+	}
+	return min(s.initial, s.maxRounds)
 }
 
 // initialPass sets the rounds of the initial pass.
@@ -377,12 +387,36 @@ func (r *rounds) baselineOf(ctx context.Context, inv gotest.Invocation) gotest.U
 	return u
 }
 
+// initialPassSpent ends a sequential run's initial pass before round
+// when the budget has no room for another round like those run since
+// start (the machine turned out slower than the budget's probe): the run
+// stops there, at the budget, and says so. It reports whether it stopped.
+func (r *rounds) initialPassSpent(ctx context.Context, round int, start time.Time) (bool, error) {
+	s := r.seq
+	if s == nil || s.budget <= 0 || r.ranHere == 0 {
+		return false, nil
+	}
+	perRound := time.Since(start) / time.Duration(r.ranHere)
+	if s.budget-time.Since(s.start)-r.profileReserve() >= perRound {
+		return false, nil
+	}
+	done := round - 1
+	fmt.Fprintf(r.progress, "perflab: the budget of %s is spent after %d of the initial pass's %d rounds (≈%s a round, more than its probe showed): stopping here\n",
+		s.budget, done, r.plan.Rounds, perRound.Round(time.Millisecond))
+	stop := store.Stop{Round: done, Reason: store.StopBudget, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()}
+	if err := r.opt.DB.SetStop(context.WithoutCancel(ctx), r.runID, stop); err != nil {
+		return true, err
+	}
+	r.res.RoundsTotal, s.spent = done, true
+	return true, nil
+}
+
 // runMore runs the sequential rounds after the initial pass and prints the
 // run's sample efficiency.
 func (r *rounds) runMore(ctx context.Context) error {
 	defer func() { fmt.Fprintf(r.progress, "perflab: sample efficiency: %s\n", r.eff) }()
 	s := r.seq
-	if s == nil {
+	if s == nil || s.spent {
 		return nil
 	}
 	round := r.plan.Rounds

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 )
@@ -19,11 +21,12 @@ const (
 	maxRounds = 50 // more rounds than this add little; spend the budget elsewhere
 )
 
-// fitBudget chooses rounds and, if six rounds do not fit, a shorter
-// benchtime, so that the run ends within opt.Budget. It times one cell to
+// fitBudget chooses rounds and, if six rounds (a sequential run: its
+// initial pass of seq rounds) do not fit, a shorter benchtime, so that
+// the run ends within opt.Budget. It times one cell to
 // learn what a cell costs on this machine, and says what it chose before the
 // run starts.
-func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, meas *measurer, lay *layouts, progress io.Writer) error {
+func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, meas *measurer, lay *layouts, progress io.Writer) error {
 	start := time.Now()
 	var probe plan.Cell
 	cells := 0
@@ -48,64 +51,117 @@ func fitBudget(ctx context.Context, opt Options, p *plan.Plan, mode *spec.Mode, 
 	_ = meas.drain() // a failure of the probe's instructions shows again in round 1
 	ncpu := max(1, len(mode.CPU))
 	bench := benchDuration(mode.Benchtime) * time.Duration(ncpu)
-	overhead := max(5*time.Millisecond, cell-bench)
-	if bench == 0 { // an iteration count: the probe's time is all we know
-		overhead = cell / 2
+	f := Fit{Budget: opt.Budget, Whole: whole, Cells: cells, Cell: cell, Benchtime: mode.Benchtime, Relink: lay.perRound(),
+		Sequential: seq > 0 && meas == nil, Bench: bench, Rounds: seq}
+	// What a process costs beyond its benchmark: start-up and exit, timed
+	// by listing the probe's benchmarks (a process that runs none). The
+	// rest of the probe is the benchmark with go test's ramp-up to the
+	// benchtime, which a shorter benchtime shortens too.
+	f.Overhead = max(5*time.Millisecond, cell-bench)
+	if meas == nil {
+		lstart := time.Now()
+		name := slot(probe)
+		config, _ := splitSlot(name)
+		if _, err := gotest.ListBenchmarks(ctx, gotest.Invocation{Binary: bins[name], Dir: opt.packageDirOf(name),
+			Env: configNamed(opt.Spec, config).ExecEnv(), Timeout: timeout}); err == nil {
+			f.Overhead = min(cell, max(time.Millisecond, time.Since(lstart)))
+		}
 	}
-	f := Fit{Budget: opt.Budget, Cells: cells, Cell: cell, Overhead: overhead, Benchtime: mode.Benchtime, Relink: lay.perRound()}
+	if bench == 0 { // an iteration count: the probe's time is all we know
+		f.Overhead = cell / 2
+	}
 	if !opt.NoProfile && mode.Profile != "off" {
 		pb := benchDuration(mode.ProfileBenchtime) * time.Duration(ncpu)
 		f.Profile = time.Duration(2*cells) * pb
 		if mode.Profile == "cell" {
-			f.Profile += time.Duration(2*cells) * overhead
+			f.Profile += time.Duration(2*cells) * f.Overhead
 		}
 	}
 	rounds, benchtime, est, err := f.Solve()
+	if err != nil && whole > f.Budget {
+		// The initial pass does not fit half the budget even at the
+		// shortest benchtime: let it take up to nine tenths, leaving
+		// later rounds the rest.
+		g := f
+		g.Budget = whole * 9 / 10
+		if r2, bt2, est2, err2 := g.Solve(); err2 == nil {
+			rounds, benchtime, est, err, f = r2, bt2, est2, nil, g
+		}
+	}
 	if err != nil && meas != nil {
 		return fmt.Errorf("%w (one cell took %s, most of it its two runs under valgrind)", err, cell.Round(time.Millisecond))
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(progress, "perflab: budget %s: %d rounds × %d cells at benchtime %s fit (≈%s estimated; one cell ≈ %s)\n",
-		opt.Budget, rounds, cells, cmpOr(benchtime, "default"), est.Round(time.Second), cell.Round(time.Millisecond))
+	what := fmt.Sprintf("%d rounds × %d cells at benchtime %s fit", rounds, cells, cmpOr(benchtime, "default"))
+	if whole > opt.Budget {
+		what = fmt.Sprintf("an initial pass of %d rounds × %d cells at benchtime %s fits %s of it; the rest goes to the rows it leaves undecided", rounds, cells, cmpOr(benchtime, "default"), f.Budget.Round(time.Second))
+	}
+	fmt.Fprintf(progress, "perflab: budget %s: %s (≈%s estimated; a cell's first process ≈ %s, of which %s to start and exit)\n",
+		whole, what, est.Round(time.Second), cell.Round(time.Millisecond), f.Overhead.Round(time.Millisecond))
 	mode.Rounds, mode.Benchtime = rounds, benchtime
 	return nil
 }
 
 // Fit is the arithmetic of a time budget.
 type Fit struct {
-	Budget    time.Duration // the whole budget
+	Budget    time.Duration // the part of the budget to fit
+	Whole     time.Duration // the whole budget, for messages (0: Budget)
 	Cells     int           // cells per round
-	Cell      time.Duration // measured time of one cell at Benchtime
-	Overhead  time.Duration // the part of Cell that does not scale with benchtime
+	Cell      time.Duration // measured time of a cell's first process at Benchtime
+	Overhead  time.Duration // the part of Cell that does not scale with benchtime: the process's start and exit
 	Benchtime string
+	Bench     time.Duration // Benchtime as a duration × CPUs (0 for an iteration count)
 	Profile   time.Duration // estimated profiling pass
 	Relink    time.Duration // relinking random layouts, per round (layout.go)
+	// Sequential: after its first process, a cell runs at a fixed
+	// iteration count (adaptive.go), so later processes last about
+	// Overhead + Bench instead of the first's ramp-up.
+	Sequential bool
+	// Rounds is how many rounds must fit (0: six). A sequential run's
+	// initial pass is exactly its rounds; a fixed run fills the budget
+	// with up to 50.
+	Rounds int
 }
 
 // Solve returns the rounds and benchtime that fit, and the estimated time.
 func (f Fit) Solve() (rounds int, benchtime string, estimate time.Duration, err error) {
 	avail := f.Budget - f.Profile
-	perRound := time.Duration(f.Cells)*f.Cell + f.Relink
-	if perRound <= 0 {
+	cells := time.Duration(f.Cells)
+	first := cells * f.Cell // round 1, at scale 1
+	later := first          // each later round, at scale 1
+	if f.Sequential && f.Bench > 0 && f.Bench < f.Cell-f.Overhead {
+		later = cells * (f.Overhead + f.Bench)
+	}
+	if first <= 0 {
 		return minRounds, f.Benchtime, f.Profile, nil
 	}
-	if n := int(avail / perRound); n >= minRounds {
-		n = min(n, maxRounds)
-		return n, f.Benchtime, time.Duration(n)*perRound + f.Profile, nil
+	least := cmp.Or(f.Rounds, minRounds)
+	total := func(n int) time.Duration { return first + time.Duration(n-1)*later + time.Duration(n)*f.Relink }
+	if total(least) <= avail {
+		n := least
+		for !f.Sequential && n < maxRounds && total(n+1) <= avail {
+			n++
+		}
+		return n, f.Benchtime, total(n) + f.Profile, nil
 	}
-	// Six rounds do not fit: shorten the part of each cell that benchtime drives.
-	fixed := time.Duration(minRounds*f.Cells)*f.Overhead + minRounds*f.Relink
-	scalable := time.Duration(minRounds*f.Cells) * (f.Cell - f.Overhead)
+	// The rounds do not fit: shorten the part of each process that
+	// benchtime drives.
+	fixed := time.Duration(least) * (cells*f.Overhead + f.Relink)
+	scalable := total(least) - time.Duration(least)*f.Relink - time.Duration(least)*cells*f.Overhead
 	if avail <= fixed || scalable <= 0 {
 		need := fixed + f.Profile
-		return 0, "", 0, fmt.Errorf("a budget of %s is too small for %d cells × %d rounds: even the shortest benchtime needs about %s; raise --budget or run fewer cells", f.Budget, f.Cells, minRounds, need.Round(time.Second))
+		budget := f.Budget.String()
+		if f.Whole > f.Budget {
+			budget = fmt.Sprintf("%s (whose initial pass gets half, %s)", f.Whole, f.Budget)
+		}
+		return 0, "", 0, fmt.Errorf("a budget of %s is too small for %d cells × %d rounds: even the shortest benchtime needs about %s (each process takes ≈%s to start and exit); raise --budget or select fewer benchmarks", budget, f.Cells, least, need.Round(time.Second), f.Overhead.Round(time.Millisecond))
 	}
 	scale := float64(avail-fixed) / float64(scalable)
 	bt := scaleBenchtime(f.Benchtime, scale)
 	est := fixed + time.Duration(float64(scalable)*scale) + f.Profile
-	return minRounds, bt, est, nil
+	return least, bt, est, nil
 }
 
 // benchDuration is a benchtime's duration, or 0 for an iteration count.

@@ -255,7 +255,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		seq.initial *= lay.per
 	}
 	if opt.Budget > 0 && resume == nil {
-		if err := fitBudget(ctx, seq.initialBudget(opt), p, &mode, timeout, bins, meas, lay, progress); err != nil {
+		if err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, progress); err != nil {
 			return nil, err
 		}
 		p.Rounds = mode.Rounds
@@ -557,6 +557,7 @@ type rounds struct {
 	cellWall       map[int]time.Duration
 	cellRuns       map[int]int
 	plannedElapsed time.Duration
+	ranHere        int // planned rounds run (not skipped as stored) by runAll
 }
 
 func (r *rounds) runAll(ctx context.Context) error {
@@ -584,6 +585,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 			r.res.RoundsDone++
 			total -= len(r.plan.Cells)
 			continue
+		}
+		if stop, err := r.initialPassSpent(ctx, round, start); stop || err != nil {
+			return err
 		}
 		var results []*benchfmt.Result
 		var failures, skipped []store.Failure
@@ -631,6 +635,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			}
 		}
 		r.res.RoundsDone++
+		r.ranHere++
 		r.res.Failures += len(failures)
 		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
 	}

@@ -105,8 +105,10 @@ func openLine(st Status) string {
 	if len(open) == 0 {
 		return "all decided"
 	}
-	if len(open) > 4 {
-		return fmt.Sprintf("%d open; %s; …", len(open), strings.Join(open[:4], "; "))
+	if len(open) > 2 {
+		// Two are enough to show what is open; a line per round in a
+		// log stays readable.
+		return fmt.Sprintf("%d open; %s; …", len(open), strings.Join(open[:2], "; "))
 	}
 	return fmt.Sprintf("%d open: %s", len(open), strings.Join(open, "; "))
 }

@@ -70,7 +70,7 @@ func TestOpenLine(t *testing.T) {
 		{nil, "all decided"},
 		{[]Item{item("a", true)}, "all decided"},
 		{[]Item{item("a", false), item("b", true), item("c", false)}, "2 open: a; c"},
-		{[]Item{item("a", false), item("b", false), item("c", false), item("d", false), item("e", false)}, "5 open; a; b; c; d; …"},
+		{[]Item{item("a", false), item("b", false), item("c", false), item("d", false), item("e", false)}, "5 open; a; b; …"},
 	}
 	for _, tc := range tests {
 		if got := openLine(Status{Items: tc.items}); got != tc.want {

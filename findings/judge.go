@@ -52,6 +52,9 @@ type Judged struct {
 	Cells   []plan.Cell // the cells it reads
 	Decided bool
 	More    int // the further rounds it likely needs to be decided; -1 unknown
+	// AtLeast marks More as a lower bound: the rounds until the first
+	// interval, before there are enough to estimate from.
+	AtLeast bool
 
 	// Check is a claim check's result; nil for a compared ratio.
 	Check *claim.CheckResult
@@ -351,8 +354,12 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 	// cluster of rounds.
 	rounds := len(analysis.LogRatios(num.ByRound(), den.ByRound()))
 	per := max(1, opt.PerLayout)
+	// The fewest observations the confidence sequence gives an interval
+	// at, at this ratio's level (1 − α/m): more than InitialRounds when
+	// many rows share the unit.
+	first := analysis.AnytimeFirstInterval(opt.Confidence, opt.AnytimeTarget, 100000)
 	it := Judged{Label: label + " (" + unit + ")", Cells: cells, Unit: unit, Samples: true, More: -1,
-		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: rounds, MinRounds: InitialRounds * per,
+		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: rounds, MinRounds: first * per,
 		HasInterval: r.HasInterval(), Excludes: r.Excludes(1)}
 	target := d.Precision
 	switch {
@@ -369,7 +376,14 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 	if d.Precision <= 0 {
 		target = math.Max(DecidePrecision, math.Abs(math.Log(r.Ratio)))
 	}
-	if !it.Decided && len(lr) >= 2 {
+	switch {
+	case it.Decided:
+	case len(lr) < analysis.AnytimeMinRounds:
+		// Too few observations to extrapolate their spread from: the
+		// rounds to the first interval, a lower bound (More counts
+		// them as the least it needs).
+		it.More, it.AtLeast = (first-len(lr))*per, true
+	default:
 		it.More = (analysis.RoundsToHalfWidth(lr, target, opt.Confidence, opt.AnytimeTarget, 100000) - len(lr)) * per
 	}
 	return it

@@ -20,7 +20,10 @@ import (
 // label and interval, and the further rounds it likely needs.
 func JudgedLine(it findings.Judged) string {
 	s := it.Label + " " + judgedInterval(it)
-	if it.More >= 0 {
+	switch {
+	case it.More >= 0 && it.AtLeast:
+		s += fmt.Sprintf(" (≥%d more rounds)", it.More)
+	case it.More >= 0:
 		s += fmt.Sprintf(" (≈%d more rounds)", it.More)
 	}
 	return s
@@ -30,7 +33,7 @@ func JudgedLine(it findings.Judged) string {
 func judgedInterval(it findings.Judged) string {
 	switch {
 	case it.Check != nil:
-		return it.Check.Measured
+		return CheckMeasured(*it.Check)
 	case !it.Samples:
 		return "no samples yet"
 	case it.HasInterval:
@@ -105,6 +108,9 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 		if it.More >= 0 {
 			cost := time.Duration(it.More) * q.Stop.CellCost * time.Duration(len(it.Cells))
 			more = fmt.Sprintf("would need ≈%d more rounds (≈%s)", it.More, cost.Round(time.Second))
+			if it.AtLeast {
+				more = fmt.Sprintf("would need at least %d more rounds (≥%s) before its first interval; too few rounds yet to estimate how many more", it.More, cost.Round(time.Second))
+			}
 		}
 		t.rows = append(t.rows, [2]string{it.Label, "undecided: " + judgedInterval(it) + "; " + more})
 		undecided = true
