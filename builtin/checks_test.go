@@ -13,6 +13,7 @@ import (
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/plan"
+	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/spec"
 )
 
@@ -226,7 +227,7 @@ func testCountedChecks(t *testing.T, s *spec.Spec, mode string) {
 					one := spec.Claim{ID: id, Text: c.Text, Checks: []spec.Check{ch}}
 					got := claim.Evaluate([]spec.Claim{one}, samples, analysis.DefaultOptions())[0]
 					if len(got.Checks) != 1 || got.Checks[0].Verdict != want {
-						t.Errorf("on rounds made to come out %s: %s (%s — %s)", want, got.Verdict, got.Measured, got.Reason)
+						t.Errorf("on rounds made to come out %s: %s (%s — %s)", want, got.Verdict, report.ClaimMeasured(got), report.ClaimReason(got))
 					}
 					if ch.Precondition != "" {
 						testPrecondition(t, s, cells, c, i, samples, want == claim.Reproduced)
@@ -276,9 +277,9 @@ func testPrecondition(t *testing.T, s *spec.Spec, cells []plan.Cell, c spec.Clai
 	}
 	switch {
 	case holds && len(checks) > 1 && got.Verdict != claim.Contradicted:
-		t.Errorf("precondition %s.%d holds and the counted checks are made to fail: claim %s, want contradicted (%s)", c.ID, i+1, got.Verdict, got.Reason)
-	case !holds && (got.Verdict != claim.NotTestable || !strings.Contains(got.Reason, "precondition “"+pc.Precondition+"” did not hold")):
-		t.Errorf("precondition %s.%d fails: claim %s (%s); want not testable with the precondition's measurement as the reason", c.ID, i+1, got.Verdict, got.Reason)
+		t.Errorf("precondition %s.%d holds and the counted checks are made to fail: claim %s, want contradicted (%s)", c.ID, i+1, got.Verdict, report.ClaimReason(got))
+	case !holds && (got.Verdict != claim.NotTestable || !strings.Contains(report.ClaimReason(got), "precondition “"+pc.Precondition+"” did not hold")):
+		t.Errorf("precondition %s.%d fails: claim %s (%s); want not testable with the precondition's measurement as the reason", c.ID, i+1, got.Verdict, report.ClaimReason(got))
 	}
 }
 

@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"fmt"
@@ -8,6 +8,9 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 // around returns six values spread ±1% around v.
@@ -109,13 +112,13 @@ func TestEvaluate(t *testing.T) {
 			tt.claim.ID = "X1"
 			got := Evaluate([]spec.Claim{tt.claim}, samples, analysis.DefaultOptions())[0]
 			if got.Verdict != tt.verdict {
-				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, got.Measured, got.Reason)
+				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, report.ClaimMeasured(got), report.ClaimReason(got))
 			}
-			if !strings.Contains(got.Measured, tt.measure) {
-				t.Errorf("measured = %q, want it to contain %q", got.Measured, tt.measure)
+			if !strings.Contains(report.ClaimMeasured(got), tt.measure) {
+				t.Errorf("measured = %q, want it to contain %q", report.ClaimMeasured(got), tt.measure)
 			}
-			if !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("reason = %q, want it to contain %q", got.Reason, tt.reason)
+			if !strings.Contains(report.ClaimReason(got), tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", report.ClaimReason(got), tt.reason)
 			}
 		})
 	}
@@ -138,8 +141,8 @@ func TestNotTestedCarried(t *testing.T) {
 		if len(got[0].NotTested) != 1 || got[0].NotTested[0] != parts[0] {
 			t.Errorf("looks %d: NotTested = %q, want %q", looks, got[0].NotTested, parts)
 		}
-		if got[1].Verdict != NotTestable || got[1].Reason != "no such library exists" {
-			t.Errorf("looks %d: a claim declared not testable gave %s, reason %q; want not testable with its reason", looks, got[1].Verdict, got[1].Reason)
+		if got[1].Verdict != NotTestable || report.ClaimReason(got[1]) != "no such library exists" {
+			t.Errorf("looks %d: a claim declared not testable gave %s, reason %q; want not testable with its reason", looks, got[1].Verdict, report.ClaimReason(got[1]))
 		}
 	}
 }

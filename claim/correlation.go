@@ -1,7 +1,6 @@
 package claim
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/perflab/perflab/analysis"
@@ -22,11 +21,11 @@ func correlationThreshold(ch spec.Check) threshold {
 		t.op = "<"
 	}
 	if ch.Why != "" && ch.Value != 0 {
-		t.origin = fmt.Sprintf("stated: %s; the claimed r = %.3g", ch.Why, ch.Effect)
+		t.origin = Origin{From: StatedCoefficient, Effect: ch.Effect, Why: ch.Why}
 		return t
 	}
 	t.value = analysis.FisherMidpoint(ch.Effect)
-	t.origin = fmt.Sprintf("tanh(atanh(%.3g)/2): midpoint on Fisher's z scale between no correlation and the claimed r = %.3g", ch.Effect, ch.Effect)
+	t.origin = Origin{From: Fisher, Effect: ch.Effect}
 	return t
 }
 
@@ -37,31 +36,26 @@ func correlationThreshold(ch spec.Check) threshold {
 // and the interval is compared with the threshold.
 func correlation(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := ch.Unit
-	label := short(ch.Num)
-	if ch.Where != "" {
-		label += " [" + ch.Where + "]"
-	}
 	th := correlationThreshold(ch)
-	cr := noInterval(th.predicate("r("+unit+")", label), unit)
-	th.fill(&cr)
+	cr := th.check(ch, unit)
 	s, err := selectOne(samples, unit, ch.Where, ch.Num)
 	if err != nil {
-		cr.Verdict, cr.Reason = NotTestable, err.Error()+" (the benchmark reports a coefficient only when both series varied in a round)"
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoCoefficientCell, Err: err.Error()}
 		return cr
 	}
 	c := opt.CorrelationRounds(s.Values)
 	if c.N == 0 {
-		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s %s has no coefficient in (−1, 1) in this run", unit, label)
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoCoefficient}
 		return cr
 	}
 	cr.Estimate = c.R
 	if !c.HasInterval() {
-		cr.Measured = fmt.Sprintf("r(%s) %s = %.3g (%d rounds)", unit, label, c.R, c.N)
-		cr.Verdict, cr.Reason = Inconclusive, fmt.Sprintf("%d rounds with a coefficient are too few for an interval (need 6)", c.N)
+		cr.Measure = Measure{How: CoefficientsTooFew, N: c.N}
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: TooFewCoefficients, N: c.N}
 		return cr
 	}
 	cr.Lo, cr.Hi = c.Lo, c.Hi
-	cr.Measured = fmt.Sprintf("r(%s) %s = %.3g [%.3g, %.3g] (median over %d rounds, interval on Fisher's z scale)", unit, label, c.R, c.Lo, c.Hi, c.N)
-	cr.Verdict, cr.Reason = th.judge(c.Lo, c.Hi, "r "+label)
+	cr.Measure = Measure{How: Coefficients, N: c.N}
+	cr.Verdict, cr.Why = th.judge(c.Lo, c.Hi)
 	return cr
 }

@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"slices"
@@ -8,6 +8,8 @@ import (
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
 )
 
 func TestDepends(t *testing.T) {

@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/internal/noisetest"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
 )
 
 // roundsOf returns the cells v=b and v=a of a run whose per-round log-ratio

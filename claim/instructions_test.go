@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"testing"
@@ -6,6 +6,9 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 // TestRatioOnInstructions: a claim's ratio check reads instructions/op like
@@ -25,7 +28,7 @@ func TestRatioOnInstructions(t *testing.T) {
 		ch.Unit = "instructions/op"
 		res := Evaluate([]spec.Claim{{ID: "I", Checks: []spec.Check{ch}}}, []*analysis.Sample{a, b}, analysis.DefaultOptions())
 		if res[0].Verdict != tc.want {
-			t.Errorf("b/a %s %g: %s (%s), want %s", tc.op, tc.value, res[0].Verdict, res[0].Measured, tc.want)
+			t.Errorf("b/a %s %g: %s (%s), want %s", tc.op, tc.value, res[0].Verdict, report.ClaimMeasured(res[0]), tc.want)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package claim
 
 import (
-	"fmt"
-
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
 )
@@ -14,32 +12,27 @@ import (
 // has fewer than six samples (no interval).
 func value(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := unitOf(ch)
-	label := short(ch.Num)
-	if ch.Where != "" {
-		label += " [" + ch.Where + "]"
-	}
 	th := plainThreshold(ch)
-	cr := noInterval(th.predicate(unit, label), unit)
-	th.fill(&cr)
+	cr := th.check(ch, unit)
 	s, err := selectOne(samples, unit, ch.Where, ch.Num)
 	if err != nil {
-		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		cr.Verdict, cr.Why = NotTestable, failed(err)
 		return cr
 	}
 	sum := analysis.Summarize(s.Values, opt)
 	if anyInf(sum.Center) {
-		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s %s has no values in this run", unit, label)
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoValues}
 		return cr
 	}
 	cr.Estimate = sum.Center
 	if anyInf(sum.Lo, sum.Hi) {
-		cr.Measured = fmt.Sprintf("%s %s = %.3g (n=%d)", unit, label, sum.Center, sum.N)
-		cr.Verdict, cr.Reason = Inconclusive, "fewer than 6 samples: no confidence interval"
+		cr.Measure = Measure{How: CellMedianOnly, N: sum.N}
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: FewSamples}
 		return cr
 	}
 	cr.Lo, cr.Hi = sum.Lo, sum.Hi
-	cr.Measured = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (n=%d)", unit, label, sum.Center, sum.Lo, sum.Hi, sum.N)
-	cr.Verdict, cr.Reason = th.judge(sum.Lo, sum.Hi, unit+" "+label)
+	cr.Measure = Measure{How: CellMedian, N: sum.N}
+	cr.Verdict, cr.Why = th.judge(sum.Lo, sum.Hi)
 	return cr
 }
 

@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 // depthSeries builds one series of BenchmarkDepth along depth for lib.
@@ -89,32 +92,14 @@ func TestValue(t *testing.T) {
 			c := spec.Claim{ID: "K1", Checks: []spec.Check{tt.check}}
 			got := Evaluate([]spec.Claim{c}, samples, analysis.DefaultOptions())[0]
 			if got.Verdict != tt.verdict {
-				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, got.Measured, got.Reason)
+				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, report.ClaimMeasured(got), report.ClaimReason(got))
 			}
-			if !strings.Contains(got.Measured, tt.measure) {
-				t.Errorf("measured = %q, want it to contain %q", got.Measured, tt.measure)
+			if !strings.Contains(report.ClaimMeasured(got), tt.measure) {
+				t.Errorf("measured = %q, want it to contain %q", report.ClaimMeasured(got), tt.measure)
 			}
-			if !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("reason = %q, want it to contain %q", got.Reason, tt.reason)
+			if !strings.Contains(report.ClaimReason(got), tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", report.ClaimReason(got), tt.reason)
 			}
 		})
-	}
-}
-
-func TestCompareOp(t *testing.T) {
-	tests := []struct {
-		x    float64
-		op   string
-		v    float64
-		want bool
-	}{
-		{1, "<", 2, true}, {2, "<", 2, false}, {2, "<=", 2, true}, {3, "<=", 2, false},
-		{3, ">", 2, true}, {2, ">", 2, false}, {2, ">=", 2, true}, {1, ">=", 2, false},
-		{1, "==", 1, false}, {1, "", 1, false},
-	}
-	for _, tt := range tests {
-		if got := compareOp(tt.x, tt.op, tt.v); got != tt.want {
-			t.Errorf("compareOp(%g, %q, %g) = %v, want %v", tt.x, tt.op, tt.v, got, tt.want)
-		}
 	}
 }

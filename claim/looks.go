@@ -17,9 +17,10 @@ import (
 // level FirstLookShare·α keeps that verdict, and every other check is
 // judged on all its rounds at the remaining (1 − FirstLookShare)·α. For any
 // truth, the chance that a check gets a wrong verdict is at most the sum,
-// α. Each look applies the rule of a single look (Rule): one-sided tests
-// against thresholds, two-sided intervals for crossovers and knees. The
-// two looks together are one test of the check at α (judgeCheck), and
+// α. Each look applies the rule of a single look (the package
+// documentation): one-sided tests against thresholds, two-sided
+// intervals for crossovers and knees. The two looks together are one
+// test of the check at α (judgeCheck), and
 // Holm's correction across a claim's counted checks applies to that test,
 // at α/k for k checks.
 //
@@ -92,28 +93,21 @@ func judgeCheck(ch spec.Check, samples []*analysis.Sample, opt analysis.Options,
 		once := opt
 		once.FirstLook = 0
 		if cr := checkOne(ch, samples, once, profiles); cr.Sequence {
-			cr.Measured = withLook(cr.Measured, fmt.Sprintf("confidence sequence over all rounds, α=%.3g", opt.Alpha))
+			cr.LookAlpha, cr.FirstLook = opt.Alpha, opt.FirstLook
 			return cr
 		}
 	}
 	first, second := LookOptions(opt)
 	cr := checkOne(ch, analysis.UpToRound(samples, opt.FirstLook), first, profiles)
+	cr.FirstLook = opt.FirstLook
 	if cr.Verdict == Reproduced || cr.Verdict == Contradicted {
-		cr.Look = 1
-		cr.Measured = withLook(cr.Measured, fmt.Sprintf("decided at the first look (rounds 1–%d, α=%.3g)", opt.FirstLook, first.Alpha))
+		cr.Look, cr.LookAlpha = 1, first.Alpha
 		return cr
 	}
 	cr = checkOne(ch, samples, second, profiles)
-	cr.Look = 2
+	cr.Look, cr.FirstLook = 2, opt.FirstLook
 	if cr.Verdict != NotTestable {
-		cr.Measured = withLook(cr.Measured, fmt.Sprintf("second look (all rounds, α=%.3g)", second.Alpha))
+		cr.LookAlpha = second.Alpha
 	}
 	return cr
-}
-
-func withLook(measured, look string) string {
-	if measured == "" {
-		return ""
-	}
-	return measured + " [" + look + "]"
 }

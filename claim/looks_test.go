@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"fmt"
@@ -10,6 +10,9 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 // looksRun is a simulated run of cells v=a (the denominator) and v=b, v=c,
@@ -210,12 +213,12 @@ func TestLooksMeasuredSaysWhichLook(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	r := newLooksRun(rng, noiseGens[0].gen, 0.001, map[string]float64{"b": 1.5, "c": 1.1, "d": 1.1})
 	res := twoLooks(r, threeChecks)
-	if c := res.Checks[0]; c.Look != 1 || c.Verdict != Reproduced || !strings.Contains(c.Measured, "first look (rounds 1–6, α=0.0167)") {
-		t.Errorf("b/a = 1.5 against > 1.1 at σ=0.1%%: got look %d %s %q, want reproduced at the first look", c.Look, c.Verdict, c.Measured)
+	if c := res.Checks[0]; c.Look != 1 || c.Verdict != Reproduced || !strings.Contains(report.CheckMeasured(c), "first look (rounds 1–6, α=0.0167)") {
+		t.Errorf("b/a = 1.5 against > 1.1 at σ=0.1%%: got look %d %s %q, want reproduced at the first look", c.Look, c.Verdict, report.CheckMeasured(c))
 	}
 	for _, c := range res.Checks[1:] {
-		if c.Look != 2 || !strings.Contains(c.Measured, "second look (all rounds, α=0.0333)") {
-			t.Errorf("a ratio at its threshold: got look %d %q, want the second look", c.Look, c.Measured)
+		if c.Look != 2 || !strings.Contains(report.CheckMeasured(c), "second look (all rounds, α=0.0333)") {
+			t.Errorf("a ratio at its threshold: got look %d %q, want the second look", c.Look, report.CheckMeasured(c))
 		}
 	}
 	rule := LookRule(analysis.Options{Alpha: 0.05, Confidence: 0.95, FirstLook: 6})
@@ -270,15 +273,15 @@ func TestSequenceByKind(t *testing.T) {
 			claims := []spec.Claim{{ID: "Q", Checks: []spec.Check{tc.check}}}
 			cr := Evaluate(claims, samples, sequential)[0].Checks[0]
 			if cr.Verdict == NotTestable {
-				t.Fatalf("not testable: %s", cr.Reason)
+				t.Fatalf("not testable: %s", report.CheckReason(cr))
 			}
 			if cr.Sequence != tc.sequence {
-				t.Errorf("sequence %v, want %v (%s)", cr.Sequence, tc.sequence, cr.Measured)
+				t.Errorf("sequence %v, want %v (%s)", cr.Sequence, tc.sequence, report.CheckMeasured(cr))
 			}
-			if onSequence := strings.Contains(cr.Measured, "confidence sequence over all rounds"); tc.sequence && (cr.Look != 0 || !onSequence) {
-				t.Errorf("look %d, %q: want judged once on its confidence sequence", cr.Look, cr.Measured)
+			if onSequence := strings.Contains(report.CheckMeasured(cr), "confidence sequence over all rounds"); tc.sequence && (cr.Look != 0 || !onSequence) {
+				t.Errorf("look %d, %q: want judged once on its confidence sequence", cr.Look, report.CheckMeasured(cr))
 			} else if !tc.sequence && (cr.Look == 0 || onSequence) {
-				t.Errorf("look %d, %q: want judged at two looks", cr.Look, cr.Measured)
+				t.Errorf("look %d, %q: want judged at two looks", cr.Look, report.CheckMeasured(cr))
 			}
 			if fixed := Evaluate(claims, samples, analysis.DefaultOptions())[0].Checks[0]; fixed.Sequence {
 				t.Errorf("a run of fixed rounds judged %s on a sequence", tc.name)
@@ -321,14 +324,14 @@ func TestSequentialLooksHolm(t *testing.T) {
 	th := (hi + hiHalved) / 2
 	alone := Evaluate([]spec.Claim{{ID: "H", Checks: []spec.Check{value(th)}}}, samples, opt)[0].Checks[0]
 	if alone.Verdict != Contradicted || alone.Look != 2 {
-		t.Errorf("value > %g alone: %s at look %d (%s), want contradicted at the second look", th, alone.Verdict, alone.Look, alone.Measured)
+		t.Errorf("value > %g alone: %s at look %d (%s), want contradicted at the second look", th, alone.Verdict, alone.Look, report.CheckMeasured(alone))
 	}
 	both := Evaluate([]spec.Claim{{ID: "H", Checks: []spec.Check{ratio, value(th)}}}, samples, opt)[0]
-	if r, c := both.Checks[0], both.Checks[1]; r.Verdict != Reproduced || !r.Sequence || c.Verdict != Inconclusive || !strings.Contains(c.Reason, "Holm") {
-		t.Errorf("beside a reproduced ratio: ratio %s (sequence %v), value %s (%s); want the value inconclusive after Holm", r.Verdict, r.Sequence, c.Verdict, c.Reason)
+	if r, c := both.Checks[0], both.Checks[1]; r.Verdict != Reproduced || !r.Sequence || c.Verdict != Inconclusive || !strings.Contains(report.CheckReason(c), "Holm") {
+		t.Errorf("beside a reproduced ratio: ratio %s (sequence %v), value %s (%s); want the value inconclusive after Holm", r.Verdict, r.Sequence, c.Verdict, report.CheckReason(c))
 	}
 	if c := Evaluate([]spec.Claim{{ID: "H", Checks: []spec.Check{ratio, value(hiHalved * 1.01)}}}, samples, opt)[0].Checks[1]; c.Verdict != Contradicted {
-		t.Errorf("value > %g beside a ratio: %s (%s), want contradicted at α/2", hiHalved*1.01, c.Verdict, c.Reason)
+		t.Errorf("value > %g beside a ratio: %s (%s), want contradicted at α/2", hiHalved*1.01, c.Verdict, report.CheckReason(c))
 	}
 }
 
@@ -355,8 +358,8 @@ func TestLooksHolmNamesTheDecidingLook(t *testing.T) {
 	}
 	opt := analysis.Options{Alpha: 0.05, Confidence: 0.95, FirstLook: 6}
 	for i, c := range Evaluate(claims, r.samples(), opt)[0].Checks {
-		if c.Verdict != Contradicted || c.Look != 2 || !strings.Contains(c.Measured, "second look (all rounds, α=0.0167)") {
-			t.Errorf("check %d: %s at look %d (%s), want contradicted at the second look at α/3", i+1, c.Verdict, c.Look, c.Measured)
+		if c.Verdict != Contradicted || c.Look != 2 || !strings.Contains(report.CheckMeasured(c), "second look (all rounds, α=0.0167)") {
+			t.Errorf("check %d: %s at look %d (%s), want contradicted at the second look at α/3", i+1, c.Verdict, c.Look, report.CheckMeasured(c))
 		}
 	}
 }
@@ -383,7 +386,7 @@ func TestFirstLookAttainable(t *testing.T) {
 			c := Evaluate(claims, roundsOf(d, 1), opt)[0].Checks[0]
 			decided := c.Look == 1 && c.Verdict == Reproduced
 			if want := below == 0 || n == 10; decided != want {
-				t.Errorf("%d rounds, %d below the threshold: look %d %s, want decided at the first look = %v (%s)", n, below, c.Look, c.Verdict, want, c.Measured)
+				t.Errorf("%d rounds, %d below the threshold: look %d %s, want decided at the first look = %v (%s)", n, below, c.Look, c.Verdict, want, report.CheckMeasured(c))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package claim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
@@ -9,7 +10,8 @@ import (
 
 // RatioCells returns the numerator and denominator samples a ratio check
 // compares, its unit and a label such as "b / a [n=16]", so a report can
-// break the same comparison down by machine.
+// break the same comparison down by machine. The label is the one report
+// writes for the check's cells; package findings reads it here.
 func RatioCells(ch spec.Check, samples []*analysis.Sample) (num, den *analysis.Sample, unit, label string, err error) {
 	unit = unitOf(ch)
 	if num, err = selectOne(samples, unit, ch.Where, ch.Num); err != nil {
@@ -23,4 +25,17 @@ func RatioCells(ch spec.Check, samples []*analysis.Sample) (num, den *analysis.S
 		label += " [" + ch.Where + "]"
 	}
 	return num, den, unit, label, nil
+}
+
+// short drops the key names of a selector for display: "variant=syncpool,reuse=25" → "syncpool@25".
+func short(sel string) string {
+	kv, err := spec.ParseSelector(sel)
+	if err != nil || len(kv) == 0 {
+		return sel
+	}
+	var vals []string
+	for _, p := range kv {
+		vals = append(vals, p[1])
+	}
+	return strings.Join(vals, "@")
 }

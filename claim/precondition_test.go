@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"strings"
@@ -6,6 +6,9 @@ import (
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 // TestPrecondition: a precondition that holds is shown as context and the
@@ -36,21 +39,21 @@ func TestPrecondition(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Evaluate([]spec.Claim{{ID: "P", Checks: tt.checks}}, samples, analysis.DefaultOptions())[0]
 			if r.Verdict != tt.verdict {
-				t.Fatalf("verdict %s, want %s (reason %q)", r.Verdict, tt.verdict, r.Reason)
+				t.Fatalf("verdict %s, want %s (reason %q)", r.Verdict, tt.verdict, report.ClaimReason(r))
 			}
-			if tt.reason != "" && !strings.Contains(r.Reason, tt.reason) {
-				t.Errorf("reason %q lacks %q", r.Reason, tt.reason)
+			if tt.reason != "" && !strings.Contains(report.ClaimReason(r), tt.reason) {
+				t.Errorf("reason %q lacks %q", report.ClaimReason(r), tt.reason)
 			}
 			for i, ch := range tt.checks {
 				cr := r.Checks[i]
 				if ch.Precondition == "" {
 					continue
 				}
-				if !cr.Context || cr.Precondition != ch.Precondition || !strings.HasPrefix(cr.Predicate, "precondition (the load overloads the service): ") {
-					t.Errorf("precondition check: context %v, precondition %q, predicate %q; want it shown as a context precondition", cr.Context, cr.Precondition, cr.Predicate)
+				if !cr.Context || cr.Precondition != ch.Precondition || !strings.HasPrefix(report.CheckPredicate(cr), "precondition (the load overloads the service): ") {
+					t.Errorf("precondition check: context %v, precondition %q, predicate %q; want it shown as a context precondition", cr.Context, cr.Precondition, report.CheckPredicate(cr))
 				}
-				if !strings.Contains(r.Measured, "precondition, not counted: ") && cr.Measured != "" {
-					t.Errorf("measured %q does not mark the precondition", r.Measured)
+				if !strings.Contains(report.ClaimMeasured(r), "precondition, not counted: ") && report.CheckMeasured(cr) != "" {
+					t.Errorf("measured %q does not mark the precondition", report.ClaimMeasured(r))
 				}
 			}
 		})

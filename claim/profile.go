@@ -2,7 +2,7 @@ package claim
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchname"
@@ -34,7 +34,7 @@ func (c CellProfile) matches(sel [][2]string) bool {
 		case "config":
 			v, ok = c.Config, true
 		case "procs":
-			v, ok = fmt.Sprint(c.Name.Procs), c.Name.Procs > 0
+			v, ok = strconv.Itoa(c.Name.Procs), c.Name.Procs > 0
 		default:
 			v, ok = c.Name.Value(kv[0])
 		}
@@ -87,19 +87,10 @@ func profile(ch spec.Check, profiles []CellProfile, opt analysis.Options) CheckR
 	if kind == "" || kind == "sec/op" {
 		kind = profshare.HeapLockShare
 	}
-	where := ""
-	if ch.Where != "" {
-		where = " [" + ch.Where + "]"
-	}
-	label := short(ch.Num) + where
-	if ch.Den != "" {
-		label = short(ch.Num) + " − " + short(ch.Den) + where
-	}
 	th := plainThreshold(ch)
-	cr := noInterval(th.predicate(kind, label), kind)
-	th.fill(&cr)
+	cr := th.check(ch, kind)
 	if len(profiles) == 0 {
-		cr.Verdict, cr.Reason = NotTestable, `this run has no per-cell CPU profiles (the mode needs profile = "cell" and the profiling pass must have run)`
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoProfiles}
 		return cr
 	}
 	share := func(sel string) (profshare.Share, error) {
@@ -114,23 +105,18 @@ func profile(ch spec.Check, profiles []CellProfile, opt analysis.Options) CheckR
 		return s, err
 	}
 	notTestable := func(err error) CheckResult {
-		reason := err.Error()
-		if ch.Note != "" {
-			reason += " (" + ch.Note + ")"
-		}
-		cr.Verdict, cr.Reason = NotTestable, reason
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: ProfileFailed, Err: err.Error()}
 		return cr
 	}
 	num, err := share(ch.Num)
 	if err != nil {
 		return notTestable(err)
 	}
-	var m string
 	var lo, hi float64
 	if ch.Den == "" {
 		cr.Estimate = num.Value
 		lo, hi = num.Lo, num.Hi
-		m = fmt.Sprintf("%s %s = %s", kind, label, num)
+		cr.Measure = Measure{How: ProfileShare, Share: num, Conf: opt.Confidence}
 	} else {
 		den, err := share(ch.Den)
 		if err != nil {
@@ -139,10 +125,9 @@ func profile(ch spec.Check, profiles []CellProfile, opt analysis.Options) CheckR
 		d := profshare.NewDiff(num, den)
 		cr.Estimate = d.Value
 		lo, hi = d.Lo, d.Hi
-		m = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (%d/%d vs %d/%d samples)", kind, label, d.Value, d.Lo, d.Hi, num.Hits, num.Total, den.Hits, den.Total)
+		cr.Measure = Measure{How: ProfileDifference, Share: num, DenShare: den, Conf: opt.Confidence}
 	}
-	m += fmt.Sprintf(", %.0f%% interval from the CPU profile", opt.Confidence*100)
-	cr.Lo, cr.Hi, cr.Measured = lo, hi, m
-	cr.Verdict, cr.Reason = th.judge(lo, hi, kind+" "+strings.TrimSpace(label))
+	cr.Lo, cr.Hi = lo, hi
+	cr.Verdict, cr.Why = th.judge(lo, hi)
 	return cr
 }

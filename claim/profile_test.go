@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"errors"
@@ -9,6 +9,9 @@ import (
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/profshare"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 func cellProfile(config, name string, procs int, c profshare.Counts) CellProfile {
@@ -69,18 +72,18 @@ func TestProfileCheck(t *testing.T) {
 			}
 			cr := r.Checks[0]
 			if cr.Verdict != tt.want {
-				t.Errorf("check verdict %s, want %s (measured %q, reason %q)", cr.Verdict, tt.want, r.Measured, r.Reason)
+				t.Errorf("check verdict %s, want %s (measured %q, reason %q)", cr.Verdict, tt.want, report.ClaimMeasured(r), report.ClaimReason(r))
 			}
 			// One profiling pass gives no run-to-run interval: a profile
 			// check is shown, never counted.
-			if !cr.Context || r.Verdict != NotTestable || !strings.Contains(r.Reason, "one profiling pass") {
-				t.Errorf("claim verdict %s (reason %q), check context %v; want a profile check shown as context, the claim not testable with the reason", r.Verdict, r.Reason, cr.Context)
+			if !cr.Context || r.Verdict != NotTestable || !strings.Contains(report.ClaimReason(r), "one profiling pass") {
+				t.Errorf("claim verdict %s (reason %q), check context %v; want a profile check shown as context, the claim not testable with the reason", r.Verdict, report.ClaimReason(r), cr.Context)
 			}
-			if !strings.Contains(r.Measured, tt.measure) {
-				t.Errorf("measured %q, want it to contain %q", r.Measured, tt.measure)
+			if !strings.Contains(report.ClaimMeasured(r), tt.measure) {
+				t.Errorf("measured %q, want it to contain %q", report.ClaimMeasured(r), tt.measure)
 			}
-			if !strings.Contains(r.Reason, tt.reason) {
-				t.Errorf("reason %q, want it to contain %q", r.Reason, tt.reason)
+			if !strings.Contains(report.ClaimReason(r), tt.reason) {
+				t.Errorf("reason %q, want it to contain %q", report.ClaimReason(r), tt.reason)
 			}
 		})
 	}
@@ -89,7 +92,7 @@ func TestProfileCheck(t *testing.T) {
 func TestProfileCheckWithoutProfiles(t *testing.T) {
 	c := spec.Claim{ID: "E1", Text: "t", Checks: []spec.Check{{Kind: "profile", Num: "variant=plain", Op: ">", Value: 0.5}}}
 	r := Evaluate([]spec.Claim{c}, nil, analysis.DefaultOptions())[0]
-	if r.Verdict != NotTestable || !strings.Contains(r.Reason, `profile = "cell"`) {
-		t.Errorf("verdict %s (%s), want not testable naming profile = \"cell\"", r.Verdict, r.Reason)
+	if r.Verdict != NotTestable || !strings.Contains(report.ClaimReason(r), `profile = "cell"`) {
+		t.Errorf("verdict %s (%s), want not testable naming profile = \"cell\"", r.Verdict, report.ClaimReason(r))
 	}
 }

@@ -1,81 +1,74 @@
 package claim
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
 )
 
-// ratio judges num/den against its threshold (see Rule). When both cells
-// carry their rounds the ratio is paired by round: analysis's
-// Options.Paired, the median of the per-round log-ratios with its
-// sign-test interval (a confidence sequence in a sequential run). Two fallbacks are labelled as such in the
-// measurement: cells with a zero value (no log-ratio), where the per-round
-// ratios' median interval is used, or the difference when the
-// denominator is zero; and cells without rounds, where the interval is
-// the quotient of the two medians' intervals (unpaired, conservative).
+// ratio judges num/den against its threshold (see the package
+// documentation). When both cells carry their rounds the ratio is paired by
+// round: analysis's Options.Paired, the median of the per-round log-ratios
+// with its sign-test interval (a confidence sequence in a sequential run).
+// Two fallbacks are labelled as such in the measurement: cells with a zero
+// value (no log-ratio), where the per-round ratios' median interval is
+// used, or the difference when the denominator is zero; and cells without
+// rounds, where the interval is the quotient of the two medians' intervals
+// (unpaired, conservative).
 func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := unitOf(ch)
 	th := ratioThreshold(ch)
-	label := fmt.Sprintf("%s / %s", short(ch.Num), short(ch.Den))
-	if ch.Where != "" {
-		label += " [" + ch.Where + "]"
-	}
-	cr := noInterval(th.predicate(unit, label), unit)
-	th.fill(&cr)
-	fail := func(v Verdict, reason string) CheckResult {
-		cr.Verdict, cr.Reason = v, reason
+	cr := th.check(ch, unit)
+	fail := func(v Verdict, why Reason) CheckResult {
+		cr.Verdict, cr.Why = v, why
 		return cr
 	}
 	num, err := selectOne(samples, unit, ch.Where, ch.Num)
 	if err != nil {
-		return fail(NotTestable, err.Error())
+		return fail(NotTestable, failed(err))
 	}
 	den, err := selectOne(samples, unit, ch.Where, ch.Den)
 	if err != nil {
-		return fail(NotTestable, err.Error())
+		return fail(NotTestable, failed(err))
 	}
 	a, b := num.ByRound(), den.ByRound()
-	var how string
 	switch {
 	case a != nil && b != nil && allPositive(num.Values) && allPositive(den.Values):
 		r := opt.Paired(a, b)
 		if r.N == 0 {
-			return fail(NotTestable, fmt.Sprintf("%s: the two cells share no round", label))
+			return fail(NotTestable, Reason{Why: NoSharedRound})
 		}
 		cr.Estimate, cr.Lo, cr.Hi = r.Ratio, r.Lo, r.Hi
 		cr.Sequence = opt.Anytime
 		if !r.HasInterval() {
-			cr.Measured = fmt.Sprintf("%s %s = %.3g (paired over %d rounds)", unit, label, r.Ratio, r.N)
-			return fail(Inconclusive, fmt.Sprintf("%d paired rounds are too few for a %.4g%% %s", r.N, opt.Confidence*100, opt.PairedIntervalName()))
+			cr.Measure = Measure{How: PairedTooFew, N: r.N}
+			return fail(Inconclusive, Reason{Why: TooFewRounds, N: r.N, Conf: opt.Confidence, IntervalName: opt.PairedIntervalName()})
 		}
-		how = fmt.Sprintf("paired over %d rounds: median, %.1f%% %s, p=%.2g", r.N, r.Conf*100, opt.PairedIntervalName(), r.P)
+		cr.Measure = Measure{How: PairedRounds, N: r.N, Conf: r.Conf, IntervalName: opt.PairedIntervalName(), P: r.P}
 	case a != nil && b != nil && allPositive(den.Values):
 		// A zero in num has no log: the per-round ratios themselves.
 		per := pairedRatios(a, b)
 		s := analysis.Summarize(per, opt)
 		cr.Estimate, cr.Lo, cr.Hi = s.Center, s.Lo, s.Hi
-		how = fmt.Sprintf("fallback for zero values: median of %d per-round ratios", len(per))
+		cr.Measure = Measure{How: PerRoundRatios, N: len(per)}
 	default:
 		n, d := analysis.Summarize(num.Values, opt), analysis.Summarize(den.Values, opt)
 		if anyInf(n.Lo, n.Hi, d.Lo, d.Hi) {
-			cr.Measured = fmt.Sprintf("%s %s = %.3g (n=%d/%d)", unit, label, n.Center/d.Center, n.N, d.N)
-			return fail(Inconclusive, "fewer than 6 samples per cell: no confidence interval")
+			cr.Measure = Measure{How: MediansOnly, Value: n.Center / d.Center, N: n.N, Of: d.N}
+			return fail(Inconclusive, Reason{Why: FewSamplesPerCell})
 		}
 		if !(d.Lo > 0) {
-			return differenceCheck(cr, th, unit, label, n, d)
+			return differenceCheck(cr, th, n, d)
 		}
 		cr.Estimate = n.Center / d.Center
 		cr.Lo, cr.Hi = quotientInterval(n, d)
-		how = "unpaired fallback: the cells carry no rounds; quotient of the medians' intervals"
+		cr.Measure = Measure{How: UnpairedQuotient}
 	}
-	cr.Measured = fmt.Sprintf("%s %s = %.3g [%.3g, %.3g] (%s)", unit, label, cr.Estimate, cr.Lo, cr.Hi, how)
 	if anyInf(cr.Lo, cr.Hi) {
-		return fail(Inconclusive, "fewer than 6 rounds: no confidence interval")
+		return fail(Inconclusive, Reason{Why: FewRounds})
 	}
-	cr.Verdict, cr.Reason = th.judge(cr.Lo, cr.Hi, label)
+	cr.Verdict, cr.Why = th.judge(cr.Lo, cr.Hi)
 	return cr
 }
 
@@ -100,11 +93,10 @@ func anyInf(xs ...float64) bool {
 // differenceCheck handles a ratio whose denominator's interval reaches
 // zero (e.g. 0 allocs/op): only a direction can be judged, num above or
 // below den, from the two medians' intervals.
-func differenceCheck(cr CheckResult, th threshold, unit, label string, n, d analysis.Summary) CheckResult {
-	cr.Measured = fmt.Sprintf("%s %s: %.3g [%.3g, %.3g] vs %.3g [%.3g, %.3g] (fallback for a zero denominator: medians' intervals compared)",
-		unit, label, n.Center, n.Lo, n.Hi, d.Center, d.Lo, d.Hi)
+func differenceCheck(cr CheckResult, th threshold, n, d analysis.Summary) CheckResult {
+	cr.Measure = Measure{How: ZeroDenominator, Num: Median{n.Center, n.Lo, n.Hi}, Den: Median{d.Center, d.Lo, d.Hi}}
 	if th.op == "~" {
-		cr.Verdict, cr.Reason = NotTestable, "the denominator reaches zero: an equivalence band cannot be tested"
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: BandAtZero}
 		return cr
 	}
 	// num above den means num/den > 1 (any ratio at all when den is
@@ -115,11 +107,11 @@ func differenceCheck(cr CheckResult, th threshold, unit, label string, n, d anal
 	case th.op == ">" && (aboveAny || above && th.value <= 1), th.op == "<" && below && th.value >= 1:
 		cr.Verdict = Reproduced
 	case th.op == ">" && below && th.value >= 1, th.op == "<" && above && th.value <= 1:
-		cr.Verdict, cr.Reason = Contradicted, fmt.Sprintf("expected %s %s %.3g", label, th.op, th.value)
+		cr.Verdict, cr.Why = Contradicted, Reason{Why: AgainstAtZero}
 	case above || below:
-		cr.Verdict, cr.Reason = Inconclusive, fmt.Sprintf("the denominator reaches zero: the direction is clear, but not whether %s %s %.3g", label, th.op, th.value)
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: UnsureAtZero}
 	default:
-		cr.Verdict, cr.Reason = Inconclusive, "the two intervals overlap"
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: Overlap}
 	}
 	return cr
 }

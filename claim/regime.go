@@ -39,32 +39,26 @@ import (
 func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := unitOf(ch)
 	nan := math.NaN()
-	cr := CheckResult{Unit: ch.Axis, Estimate: nan, Lo: nan, Hi: nan, Threshold: nan, BandLo: ch.Min, BandHi: ch.Max, Claimed: nan}
-	label := fmt.Sprintf("%s along %s", short(ch.A), ch.Axis)
-	if ch.Where != "" {
-		label += " [" + ch.Where + "]"
-	}
+	cr := CheckResult{Subject: subject(ch, unit), Unit: ch.Axis, Estimate: nan, Lo: nan, Hi: nan, Threshold: nan, BandLo: ch.Min, BandHi: ch.Max, Claimed: nan}
 	sel, err := selectAll(samples, unit, ch.Where, ch.A)
 	if err != nil {
-		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		cr.Verdict, cr.Why = NotTestable, failed(err)
 		return cr
 	}
 	xs, cells, err := oneSeries(sel, ch.Axis)
 	if err != nil {
-		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s %s: %v", unit, joinSel([]string{ch.Where, ch.A}), err)
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: NotASeries, Err: err.Error()}
 		return cr
 	}
 	lo, hi := gridWindow(xs, ch.Min, ch.Max)
 	cr.BandLo, cr.BandHi = lo, hi
-	cr.Predicate = fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, cubic, power law, two powers, exponential by ΔAICc ≥ %g) whose breakpoint interval lies inside [%g, %g] (claimed [%g, %g] ± one grid step)",
-		unit, label, analysis.KneeMargin, lo, hi, ch.Min, ch.Max)
+	cr.Predicate = Predicate{Shape: true, Margin: analysis.KneeMargin, Min: ch.Min, Max: ch.Max}
 	if len(xs) < 4 {
-		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s has %d points; a knee needs at least 4", label, len(xs))
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: FewPoints, N: len(xs)}
 		return cr
 	}
 	k := analysis.FitKnee(xs, cells, analysis.KneeOptions{LogX: analysis.SpansDecades(xs), Confidence: opt.Confidence})
-	span := fmt.Sprintf("%g–%g, %d points", xs[0], xs[len(xs)-1], len(xs))
-	cr.Measured = fmt.Sprintf("%s %s: %s (%s)", unit, label, k.Note, span)
+	cr.Measure = Measure{How: KneeFit, Note: k.Note, From: xs[0], To: xs[len(xs)-1], N: len(xs)}
 	if k.Found {
 		cr.Estimate, cr.Lo, cr.Hi = k.X, k.Lo, k.Hi
 	}
@@ -82,25 +76,19 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 	}
 	switch {
 	case few > 0:
-		cr.Verdict = Inconclusive
-		cr.Reason = fmt.Sprintf("%d of %d points have fewer than 6 samples", few, len(xs))
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: FewSamplesAtPoints, N: few, Of: len(xs)}
 	case k.Found && k.Lo >= lo && k.Hi <= hi:
 		cr.Verdict = Reproduced
 	case interior == 0:
-		cr.Verdict = Inconclusive
-		cr.Reason = fmt.Sprintf("no interior point of the sweep (%s) lies in [%g, %g], where a knee could be seen; sweep more axis values", span, lo, hi)
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: NoInterior}
 	case k.Found && (k.Hi < lo || k.Lo > hi):
-		cr.Verdict = Contradicted
-		cr.Reason = fmt.Sprintf("the knee of %s lies elsewhere: [%.3g, %.3g], outside [%g, %g]", label, k.Lo, k.Hi, lo, hi)
+		cr.Verdict, cr.Why = Contradicted, Reason{Why: KneeElsewhere}
 	case k.Found:
-		cr.Verdict = Inconclusive
-		cr.Reason = fmt.Sprintf("the knee's interval [%.3g, %.3g] reaches beyond [%g, %g]: the knee is not placed inside the claimed window", k.Lo, k.Hi, lo, hi)
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: KneeBeyond}
 	case k.Verdict == analysis.KneeSmooth:
-		cr.Verdict = Contradicted
-		cr.Reason = fmt.Sprintf("expected a knee of %s in [%g, %g], but it grows smoothly (no regime change)", label, lo, hi)
+		cr.Verdict, cr.Why = Contradicted, Reason{Why: Smooth}
 	default:
-		cr.Verdict = Inconclusive
-		cr.Reason = fmt.Sprintf("neither a knee nor smooth growth is shown: %s", k.Note)
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: NoShape}
 	}
 	return cr
 }
@@ -149,45 +137,38 @@ func gridWindow(xs []float64, lo, hi float64) (float64, float64) {
 func crossover(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := unitOf(ch)
 	nan := math.NaN()
-	cr := CheckResult{Unit: ch.Axis, Estimate: nan, Lo: nan, Hi: nan, Threshold: nan, BandLo: ch.Min, BandHi: ch.Max, Claimed: nan}
-	label := fmt.Sprintf("%s vs %s along %s", short(ch.A), short(ch.B), ch.Axis)
-	if ch.Where != "" {
-		label += " [" + ch.Where + "]"
-	}
+	cr := CheckResult{Subject: subject(ch, unit), Unit: ch.Axis, Estimate: nan, Lo: nan, Hi: nan, Threshold: nan, BandLo: ch.Min, BandHi: ch.Max, Claimed: nan}
 	want, winner, err := aboveSign(ch)
 	if err != nil {
-		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		cr.Verdict, cr.Why = NotTestable, failed(err)
 		return cr
 	}
 	a, err := selectAll(samples, unit, ch.Where, ch.A)
 	if err != nil {
-		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		cr.Verdict, cr.Why = NotTestable, failed(err)
 		return cr
 	}
 	b, err := selectAll(samples, unit, ch.Where, ch.B)
 	if err != nil {
-		cr.Verdict, cr.Reason = NotTestable, err.Error()
+		cr.Verdict, cr.Why = NotTestable, failed(err)
 		return cr
 	}
 	pts := analysis.Along(a, b, ch.Axis)
 	an := analysis.CompareAlong(pts, opt)
-	cr.Predicate = fmt.Sprintf("%s %s: a sign change of %s/%s, significant on both sides (%s, %s across the points, α=%g), with %s better above it, whose crossing interval lies inside [%g, %g]",
-		unit, label, short(ch.A), short(ch.B), testName(an), an.Correction, an.Alpha, winner, ch.Min, ch.Max)
+	cr.Predicate = Predicate{Shape: true, Min: ch.Min, Max: ch.Max, Paired: an.Paired, Correction: an.Correction, Alpha: an.Alpha, Better: winner}
 	if len(an.Points) < 2 {
-		cr.Verdict, cr.Reason = NotTestable, fmt.Sprintf("%s and %s do not form two series along %q with common points", ch.A, ch.B, ch.Axis)
+		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoSeries}
 		return cr
 	}
-	first, last := an.Points[0].X, an.Points[len(an.Points)-1].X
-	span := fmt.Sprintf("%g–%g", first, last)
+	cr.Measure = Measure{From: an.Points[0].X, To: an.Points[len(an.Points)-1].X, Points: len(an.Points), Paired: an.Paired, N: roundsAlong(an), Correction: an.Correction}
 	if len(an.Crossovers) == 0 {
-		return noCrossover(cr, an, ch, label, span)
+		return noCrossover(cr, an, ch)
 	}
-	var parts []string
+	cr.Measure.How = Crossings
 	for _, c := range an.Crossovers {
-		parts = append(parts, fmt.Sprintf("%.3g (between %g and %g; interval [%.3g, %.3g]; %s/%s %s at %g, %s at %g; %s better above)", c.X, c.Lo, c.Hi, c.XLo, c.XHi,
-			short(ch.A), short(ch.B), ratioAt(an, c.SigLo), c.SigLo, ratioAt(an, c.SigHi), c.SigHi, betterAbove(ch, c.After)))
+		cr.Measure.Crossings = append(cr.Measure.Crossings, Crossing{X: c.X, Lo: c.Lo, Hi: c.Hi, XLo: c.XLo, XHi: c.XHi,
+			Below: pointAt(an, c.SigLo), Above: pointAt(an, c.SigHi), Better: betterAbove(ch, c.After)})
 	}
-	cr.Measured = fmt.Sprintf("%s %s: crossover at %s; %s", unit, label, strings.Join(parts, ", "), pairing(an))
 	reaches := func(c analysis.Crossover) bool { return c.XHi >= ch.Min && c.XLo <= ch.Max }
 	inside := func(c analysis.Crossover) bool { return c.XLo >= ch.Min && c.XHi <= ch.Max }
 	var right, wrong []analysis.Crossover
@@ -211,19 +192,15 @@ func crossover(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) 
 	cr.Estimate, cr.Lo, cr.Hi = best.X, best.XLo, best.XHi
 	switch {
 	case best.After != want && reaches(best):
-		cr.Verdict = Contradicted
-		cr.Reason = fmt.Sprintf("expected %s better above a crossing in [%g, %g]; the series cross the other way there (interval [%.3g, %.3g]): %s is better above it", winner, ch.Min, ch.Max, best.XLo, best.XHi, betterAbove(ch, best.After))
+		cr.Verdict, cr.Why = Contradicted, Reason{Why: CrossesOtherWay, Better: betterAbove(ch, best.After)}
 	case best.After != want:
-		cr.Verdict = Contradicted
-		cr.Reason = fmt.Sprintf("expected %s better above a crossing in [%g, %g]; the only crossings go the other way (%s better above), the nearest at [%.3g, %.3g]", winner, ch.Min, ch.Max, betterAbove(ch, best.After), best.XLo, best.XHi)
+		cr.Verdict, cr.Why = Contradicted, Reason{Why: OnlyOtherWay, Better: betterAbove(ch, best.After)}
 	case inside(best):
 		cr.Verdict = Reproduced
 	case !reaches(best):
-		cr.Verdict = Contradicted
-		cr.Reason = fmt.Sprintf("expected a crossover in [%g, %g]; the crossing's interval [%.3g, %.3g] lies outside", ch.Min, ch.Max, best.XLo, best.XHi)
+		cr.Verdict, cr.Why = Contradicted, Reason{Why: CrossingOutside}
 	default:
-		cr.Verdict = Inconclusive
-		cr.Reason = fmt.Sprintf("the crossing's interval [%.3g, %.3g] overlaps [%g, %g] but does not lie inside it", best.XLo, best.XHi, ch.Min, ch.Max)
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: CrossingOverlaps}
 	}
 	return cr
 }
@@ -235,9 +212,9 @@ func aboveSign(ch spec.Check) (int, string, error) {
 	var winner string
 	switch ch.WinsAbove {
 	case "a":
-		sign, winner = -1, short(ch.A)
+		sign, winner = -1, ch.A
 	case "b":
-		sign, winner = 1, short(ch.B)
+		sign, winner = 1, ch.B
 	default:
 		return 0, "", fmt.Errorf("the crossover check does not say which series is better above the crossing; set wins_above = \"a\" or \"b\" (got %q)", ch.WinsAbove)
 	}
@@ -252,9 +229,9 @@ func aboveSign(ch spec.Check) (int, string, error) {
 func betterAbove(ch spec.Check, after int) string {
 	aLower := after < 0
 	if aLower != ch.HigherIsBetter {
-		return short(ch.A)
+		return ch.A
 	}
-	return short(ch.B)
+	return ch.B
 }
 
 // nearest returns the crossing of cs nearest [Min, Max] among those ok
@@ -274,7 +251,7 @@ func nearest(cs []analysis.Crossover, ch spec.Check, ok func(analysis.Crossover)
 }
 
 // noCrossover judges a comparison without a crossover.
-func noCrossover(cr CheckResult, an analysis.CrossAnalysis, ch spec.Check, label, span string) CheckResult {
+func noCrossover(cr CheckResult, an analysis.CrossAnalysis, ch spec.Check) CheckResult {
 	var pos, neg, below, above int
 	sign := 0
 	for _, p := range an.Points {
@@ -294,54 +271,35 @@ func noCrossover(cr CheckResult, an analysis.CrossAnalysis, ch spec.Check, label
 			above++
 		}
 	}
-	unit := unitOf(ch)
-	sig := pos + neg
-	if sig == 0 || pos > 0 && neg > 0 || below == 0 || above == 0 {
-		cr.Measured = fmt.Sprintf("%s %s: no crossover in %s; significant difference at %d of %d points; %s", unit, label, span, sig, len(an.Points), pairing(an))
-		cr.Verdict = Inconclusive
-		cr.Reason = fmt.Sprintf("too few points differ significantly to rule a crossover in [%g, %g] out: need one sign on both sides of it", ch.Min, ch.Max)
+	cr.Measure.Significant = pos + neg
+	if cr.Measure.Significant == 0 || pos > 0 && neg > 0 || below == 0 || above == 0 {
+		cr.Measure.How = NoCrossing
+		cr.Verdict, cr.Why = Inconclusive, Reason{Why: FewSignificant}
 		return cr
 	}
-	who := "lower"
-	if sign > 0 {
-		who = "higher"
-	}
-	cr.Measured = fmt.Sprintf("%s %s: no crossover in %s (%s %s at %d of %d points, on both sides of [%g, %g]); %s", unit, label, span, short(ch.A), who, sig, len(an.Points), ch.Min, ch.Max, pairing(an))
-	cr.Verdict = Contradicted
-	cr.Reason = fmt.Sprintf("expected a crossover in [%g, %g]", ch.Min, ch.Max)
+	cr.Measure.How, cr.Measure.Higher = NoCrossingEither, sign > 0
+	cr.Verdict, cr.Why = Contradicted, Reason{Why: NoCrossover}
 	return cr
 }
 
-// ratioAt formats the ratio A/B at axis value x with its interval.
-func ratioAt(an analysis.CrossAnalysis, x float64) string {
+// pointAt is the comparison's ratio A/B at axis value x.
+func pointAt(an analysis.CrossAnalysis, x float64) Point {
 	for _, p := range an.Points {
 		if p.X == x {
-			if p.HasInterval {
-				return fmt.Sprintf("×%.3g [%.3g, %.3g]", p.Ratio, p.Lo, p.Hi)
-			}
-			return fmt.Sprintf("×%.3g", p.Ratio)
+			return Point{X: x, Ratio: p.Ratio, Lo: p.Lo, Hi: p.Hi, Interval: p.HasInterval, Found: true}
 		}
 	}
-	return "?"
+	return Point{X: x}
 }
 
-func testName(an analysis.CrossAnalysis) string {
-	if an.Paired {
-		return "paired per-round log-ratios, sign test"
-	}
-	return "unpaired, Mann-Whitney U"
-}
-
-// pairing says how the points were compared.
-func pairing(an analysis.CrossAnalysis) string {
+// roundsAlong is the most rounds any point of the comparison was paired
+// over.
+func roundsAlong(an analysis.CrossAnalysis) int {
 	n := 0
 	for _, p := range an.Points {
 		n = max(n, p.N)
 	}
-	if an.Paired {
-		return fmt.Sprintf("paired over %d rounds, %s-corrected", n, an.Correction)
-	}
-	return fmt.Sprintf("unpaired (no rounds), %s-corrected", an.Correction)
+	return n
 }
 
 func dist(x, lo, hi float64) float64 {
@@ -359,7 +317,7 @@ func dist(x, lo, hi float64) float64 {
 func oneSeries(samples []*analysis.Sample, axis string) ([]float64, []*analysis.Sample, error) {
 	type key struct{ config, name string }
 	groups := map[key]bool{}
-	var names []string
+	var keys []key
 	var cells []*analysis.Sample
 	for _, s := range samples {
 		if _, ok := s.Num(axis); !ok {
@@ -368,7 +326,7 @@ func oneSeries(samples []*analysis.Sample, axis string) ([]float64, []*analysis.
 		k := key{s.Config, s.Name.Without(axis)}
 		if !groups[k] {
 			groups[k] = true
-			names = append(names, strings.TrimSpace(k.name+" config="+k.config))
+			keys = append(keys, k)
 		}
 		cells = append(cells, s)
 	}
@@ -376,7 +334,8 @@ func oneSeries(samples []*analysis.Sample, axis string) ([]float64, []*analysis.
 	case len(cells) == 0:
 		return nil, nil, fmt.Errorf("no selected cell has a numeric %q value", axis)
 	case len(groups) > 1:
-		return nil, nil, fmt.Errorf("the selection holds %d series along %q (e.g. %s and %s); narrow the selector", len(groups), axis, names[0], names[1])
+		return nil, nil, fmt.Errorf("the selection holds %d series along %q (e.g. %s and %s); narrow the selector", len(groups), axis,
+			strings.TrimSpace(keys[0].name+" config="+keys[0].config), strings.TrimSpace(keys[1].name+" config="+keys[1].config))
 	}
 	slices.SortStableFunc(cells, func(a, b *analysis.Sample) int {
 		x, _ := a.Num(axis)

@@ -1,4 +1,4 @@
-package claim
+package claim_test
 
 import (
 	"fmt"
@@ -10,6 +10,9 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 // genRounds draws, for each named curve, one sample per axis value and
@@ -100,9 +103,9 @@ func TestKneeCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := knee(tt.check, samples, analysis.DefaultOptions())
-			if got.Verdict != tt.verdict || !strings.Contains(got.Measured, tt.measure) || !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("verdict %s, measured %q, reason %q; want %s, %q, %q", got.Verdict, got.Measured, got.Reason, tt.verdict, tt.measure, tt.reason)
+			got := Knee(tt.check, samples, analysis.DefaultOptions())
+			if got.Verdict != tt.verdict || !strings.Contains(report.CheckMeasured(got), tt.measure) || !strings.Contains(report.CheckReason(got), tt.reason) {
+				t.Errorf("verdict %s, measured %q, reason %q; want %s, %q, %q", got.Verdict, report.CheckMeasured(got), report.CheckReason(got), tt.verdict, tt.measure, tt.reason)
 			}
 			checkFields(t, got)
 			if got.Verdict == Reproduced && !(got.Lo <= got.Estimate && got.Estimate <= got.Hi && got.Lo >= got.BandLo && got.Hi <= got.BandHi) {
@@ -133,7 +136,7 @@ func TestKneeCheckRates(t *testing.T) {
 		samples := genRounds("depth", xs, curves, 8, 0.02+0.04*float64(s%3)/2, rng)
 		for name := range curves {
 			lib := strings.TrimPrefix(name, "BenchmarkD/")
-			if knee(kneeCheck(lib, 6, 6), samples, analysis.DefaultOptions()).Verdict == Reproduced {
+			if Knee(kneeCheck(lib, 6, 6), samples, analysis.DefaultOptions()).Verdict == Reproduced {
 				reproduced[lib]++
 			}
 		}
@@ -193,13 +196,13 @@ func TestCrossoverCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := crossover(tt.check, samples, analysis.DefaultOptions())
-			if got.Verdict != tt.verdict || !strings.Contains(got.Measured, tt.measure) || !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("verdict %s, measured %q, reason %q; want %s, %q, %q", got.Verdict, got.Measured, got.Reason, tt.verdict, tt.measure, tt.reason)
+			got := Crossover(tt.check, samples, analysis.DefaultOptions())
+			if got.Verdict != tt.verdict || !strings.Contains(report.CheckMeasured(got), tt.measure) || !strings.Contains(report.CheckReason(got), tt.reason) {
+				t.Errorf("verdict %s, measured %q, reason %q; want %s, %q, %q", got.Verdict, report.CheckMeasured(got), report.CheckReason(got), tt.verdict, tt.measure, tt.reason)
 			}
 			checkFields(t, got)
-			if got.Verdict != NotTestable && !strings.Contains(got.Measured, "paired over 8 rounds, "+analysis.CrossCorrection+"-corrected") {
-				t.Errorf("measured %q does not say how points were compared", got.Measured)
+			if got.Verdict != NotTestable && !strings.Contains(report.CheckMeasured(got), "paired over 8 rounds, "+analysis.CrossCorrection+"-corrected") {
+				t.Errorf("measured %q does not say how points were compared", report.CheckMeasured(got))
 			}
 		})
 	}
@@ -211,8 +214,8 @@ func checkFields(t *testing.T, got CheckResult) {
 	if !math.IsNaN(got.Claimed) || !math.IsNaN(got.Threshold) {
 		t.Errorf("Claimed %g and Threshold %g: want NaN (a location range is judged, not a threshold)", got.Claimed, got.Threshold)
 	}
-	if got.Verdict != NotTestable || strings.Contains(got.Reason, "series along") == false && got.Predicate != "" {
-		if got.Predicate == "" && got.Verdict != NotTestable {
+	if got.Verdict != NotTestable || strings.Contains(report.CheckReason(got), "series along") == false && report.CheckPredicate(got) != "" {
+		if report.CheckPredicate(got) == "" && got.Verdict != NotTestable {
 			t.Errorf("empty Predicate")
 		}
 	}

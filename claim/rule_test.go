@@ -1,14 +1,21 @@
-package claim
+package claim_test
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/benchname"
 	"github.com/perflab/perflab/spec"
+
+	. "github.com/perflab/perflab/claim"
+	"github.com/perflab/perflab/report"
 )
 
 // paired returns a cell of n rounds whose value in round r is
@@ -93,16 +100,16 @@ func TestRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Evaluate([]spec.Claim{{ID: "R", Checks: tt.checks}}, samples, analysis.DefaultOptions())[0]
 			if got.Verdict != tt.verdict {
-				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, got.Measured, got.Reason)
+				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, report.ClaimMeasured(got), report.ClaimReason(got))
 			}
-			if p := got.Checks[0].Predicate; !strings.Contains(p, tt.predicate) {
+			if p := report.CheckPredicate(got.Checks[0]); !strings.Contains(p, tt.predicate) {
 				t.Errorf("predicate = %q, want it to contain %q", p, tt.predicate)
 			}
-			if !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("reason = %q, want it to contain %q", got.Reason, tt.reason)
+			if !strings.Contains(report.ClaimReason(got), tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", report.ClaimReason(got), tt.reason)
 			}
 			for i, c := range got.Checks {
-				if c.Predicate == "" {
+				if report.CheckPredicate(c) == "" {
 					t.Errorf("check %d has no predicate", i+1)
 				}
 				if c.Verdict != NotTestable && (math.IsNaN(c.Estimate) || c.Lo > c.Estimate || c.Hi < c.Estimate) {
@@ -137,10 +144,10 @@ func TestHolmRounds(t *testing.T) {
 			c.Checks = tt.checks
 			got := Evaluate([]spec.Claim{c}, ruleSamples(tt.rounds), analysis.DefaultOptions())[0]
 			if got.Verdict != tt.want {
-				t.Errorf("verdict = %s, want %s (reason %q)", got.Verdict, tt.want, got.Reason)
+				t.Errorf("verdict = %s, want %s (reason %q)", got.Verdict, tt.want, report.ClaimReason(got))
 			}
-			if tt.want == Inconclusive && !strings.Contains(got.Checks[0].Reason, fmt.Sprintf("not after Holm's correction across the claim's %d counted checks", len(tt.checks))) {
-				t.Errorf("check reason %q does not name Holm", got.Checks[0].Reason)
+			if tt.want == Inconclusive && !strings.Contains(report.CheckReason(got.Checks[0]), fmt.Sprintf("not after Holm's correction across the claim's %d counted checks", len(tt.checks))) {
+				t.Errorf("check reason %q does not name Holm", report.CheckReason(got.Checks[0]))
 			}
 		})
 	}
@@ -185,19 +192,43 @@ func TestPredicateOtherKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Evaluate([]spec.Claim{{ID: "P", Checks: []spec.Check{tt.check}}}, samples, analysis.DefaultOptions())[0]
 			if got.Verdict != tt.verdict {
-				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, got.Measured, got.Reason)
+				t.Errorf("verdict = %s, want %s (measured %q, reason %q)", got.Verdict, tt.verdict, report.ClaimMeasured(got), report.ClaimReason(got))
 			}
-			if p := got.Checks[0].Predicate; !strings.Contains(p, tt.predicate) {
+			if p := report.CheckPredicate(got.Checks[0]); !strings.Contains(p, tt.predicate) {
 				t.Errorf("predicate = %q, want it to contain %q", p, tt.predicate)
 			}
 		})
 	}
 }
 
+// TestRuleText: the rule is stated once for code and once for readers,
+// in the same words: in the package documentation and in docs/claims.md,
+// which every report points to. Both name every part of it.
 func TestRuleText(t *testing.T) {
-	for _, frag := range []string{"√F", "equivalence band", "Holm", "context", "median of the per-round log-ratios", "sign-test interval", "confidence sequence", "tanh(atanh(r)/2)"} {
-		if !strings.Contains(Rule, frag) {
-			t.Errorf("Rule does not mention %q", frag)
+	f, err := parser.ParseFile(token.NewFileSet(), "claim.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc, ok := strings.Cut(f.Doc.Text(), "# The rule\n")
+	if !ok {
+		t.Fatal("the package documentation has no section # The rule")
+	}
+	md, err := os.ReadFile(filepath.Join("..", "docs", "claims.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(md), "\n## The rule\n")
+	if !ok {
+		t.Fatal("docs/claims.md has no section ## The rule")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	if words(doc) != words(section) {
+		t.Errorf("docs/claims.md states another rule than package claim's documentation:\n%s\n\nvs\n\n%s", words(section), words(doc))
+	}
+	for _, frag := range []string{"√F", "equivalence band", "Holm", "context", "median of the per-round log-ratios", "sign-test interval", "confidence sequence", "tanh(atanh(r)/2)", "precondition", "two looks"} {
+		if !strings.Contains(words(doc), frag) {
+			t.Errorf("the rule does not mention %q", frag)
 		}
 	}
 }
@@ -222,9 +253,9 @@ func TestContrast(t *testing.T) {
 	}{{1.46, Reproduced}, {4, Contradicted}, {2.25, Inconclusive}, {0.5, Contradicted}} {
 		got := Evaluate([]spec.Claim{{ID: "K", Checks: []spec.Check{ck(tt.effect)}}}, samples, analysis.DefaultOptions())[0]
 		if got.Verdict != tt.want {
-			t.Errorf("effect %g: verdict %s, want %s (measured %q, reason %q)", tt.effect, got.Verdict, tt.want, got.Measured, got.Reason)
+			t.Errorf("effect %g: verdict %s, want %s (measured %q, reason %q)", tt.effect, got.Verdict, tt.want, report.ClaimMeasured(got), report.ClaimReason(got))
 		}
-		if p := got.Checks[0].Predicate; !strings.Contains(p, "(8 / 5 @slow) / (… @fast)") {
+		if p := report.CheckPredicate(got.Checks[0]); !strings.Contains(p, "(8 / 5 @slow) / (… @fast)") {
 			t.Errorf("predicate %q does not name the contrast", p)
 		}
 	}

@@ -143,14 +143,14 @@ text = "no profile for pooled"
 	// A profile check reads one profiling pass: judged, shown, never counted.
 	for i, v := range in.Verdicts {
 		if len(v.Checks) != 1 || string(v.Checks[0].Verdict) != want[i] || !v.Checks[0].Context {
-			t.Errorf("%s: %+v (%s %s), want one context check %s", v.ID, v.Checks, v.Measured, v.Reason, want[i])
+			t.Errorf("%s: %+v, want one context check %s", v.ID, v.Checks, want[i])
 		}
 	}
-	if !strings.Contains(in.Verdicts[0].Measured, "heap-lock-share plain [gomaxprocs=2] = ") {
-		t.Errorf("E1 measured %q, want the plain cell's heap-lock share", in.Verdicts[0].Measured)
+	if c := in.Verdicts[0].Checks[0]; c.Measure.How != claim.ProfileShare || c.Subject != (claim.Subject{Kind: "profile", Unit: "heap-lock-share", Num: "variant=plain", Where: "gomaxprocs=2"}) {
+		t.Errorf("E1 measured %+v of %+v, want the plain cell's heap-lock share", c.Measure, c.Subject)
 	}
-	if !strings.Contains(in.Verdicts[1].Reason, "could not be read") {
-		t.Errorf("E2 reason %q, want the unreadable profile named", in.Verdicts[1].Reason)
+	if w := in.Verdicts[1].Checks[0].Why; w.Why != claim.ProfileFailed || !strings.Contains(w.Err, "could not be read") {
+		t.Errorf("E2 reason %+v, want the unreadable profile named", w)
 	}
 	// Checks against a threshold are one-sided tests at 5%: judged on the
 	// two-sided 90% interval, which the reports print.

@@ -77,7 +77,7 @@ func checkMeasured[V ~string](measured, reason string, verdict V) string {
 	return measured
 }
 
-func predicateOf(c claim.CheckResult) string { return cmp.Or(c.Predicate, "—") }
+func predicateOf(c claim.CheckResult) string { return cmp.Or(CheckPredicate(c), "—") }
 
 // checkVerdict is a check's verdict with the look that gave it, in a run
 // judged at two looks, and "context" for a check that is not counted.
@@ -243,7 +243,7 @@ func claimsSection(f *findings.Run, opt HTMLOptions, withHTML bool) *Section {
 		s.Blocks = append(s.Blocks, Block{HTML: forestLegend})
 	}
 	s.Blocks = append(s.Blocks, Block{Table: claimChecks(f, withHTML, &m)})
-	judged := []Block{para(judgedWords(f)), para(Rule)}
+	judged := []Block{para(judgedWords(f)), para(ruleSummary)}
 	if l := looksLine(f); l != "" {
 		judged = append(judged, para(l))
 	}
@@ -265,8 +265,8 @@ func claimsSummary(f *findings.Run, opt HTMLOptions, m *marks) *Table {
 			id.Href = articleHref(opt, f.Spec.Article)
 		}
 		verdict := Cell{Text: Plain(string(v.Verdict)), Strong: true, Class: "verdict " + verdictClass(v.Verdict)}
-		if v.Verdict == claim.NotTestable && v.Reason != "" {
-			verdict.Note = m.note(v.Reason, true)
+		if why := ClaimReason(v); v.Verdict == claim.NotTestable && why != "" {
+			verdict.Note = m.note(why, true)
 		}
 		head, rest := firstSentence(cmp.Or(v.Claimed, "—"), 140)
 		claimed := Cell{Text: Plain(head), Class: "claimed"}
@@ -293,7 +293,7 @@ func claimChecks(f *findings.Run, withHTML bool, m *marks) *Table {
 		for i, c := range v.Checks {
 			measured := Cell{Text: Plain(checkFigure(c)), Class: "figure"}
 			verdict := Cell{Text: Plain(checkVerdict(c)), Class: "verdict " + verdictClass(c.Verdict)}
-			if d := checkMeasured(c.Measured, c.Reason, c.Verdict); d != "" {
+			if d := checkMeasured(CheckMeasured(c), CheckReason(c), c.Verdict); d != "" {
 				if c.Verdict == claim.NotTestable {
 					verdict.Note = m.note(d, true)
 				} else {
@@ -301,7 +301,7 @@ func claimChecks(f *findings.Run, withHTML bool, m *marks) *Table {
 				}
 			}
 			if withHTML {
-				measured.Plot = forestPlot(c)
+				measured.Plot = forestPlot(c, CheckPredicate(c))
 			}
 			class := "check " + verdictClass(c.Verdict)
 			if c.Context {

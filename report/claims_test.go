@@ -91,9 +91,9 @@ func TestClaimsRunCoversEveryVerdict(t *testing.T) {
 	preconditions := map[claim.Verdict]bool{}
 	for _, v := range f.Verdicts {
 		if v.Verdict != want[v.ID] {
-			t.Errorf("claim %s: %s, want %s (%s)", v.ID, v.Verdict, want[v.ID], v.Reason)
+			t.Errorf("claim %s: %s, want %s (%s)", v.ID, v.Verdict, want[v.ID], report.ClaimReason(v))
 		}
-		if v.Verdict == claim.NotTestable && v.Reason == "" {
+		if v.Verdict == claim.NotTestable && report.ClaimReason(v) == "" {
 			t.Errorf("claim %s is not testable without a reason", v.ID)
 		}
 		for _, c := range v.Checks {
@@ -220,8 +220,8 @@ func TestClaimsOutputsSayTheSame(t *testing.T) {
 			if !strings.Contains(out, v.ID) || !strings.Contains(out, string(v.Verdict)) {
 				t.Errorf("%s: claim %s or its verdict %q missing", name, v.ID, v.Verdict)
 			}
-			if v.Verdict == claim.NotTestable && !strings.Contains(out, v.Reason) {
-				t.Errorf("%s: claim %s's reason %q missing", name, v.ID, v.Reason)
+			if why := report.ClaimReason(v); v.Verdict == claim.NotTestable && !strings.Contains(out, why) {
+				t.Errorf("%s: claim %s's reason %q missing", name, v.ID, why)
 			}
 			for i, c := range v.Checks {
 				for _, want := range []string{fmt.Sprintf("%s.%d", v.ID, i+1), fmt.Sprintf("%.3g [%.3g, %.3g]", c.Estimate, c.Lo, c.Hi)} {
@@ -250,21 +250,22 @@ func TestClaimsOutputsSayTheSame(t *testing.T) {
 	// Predicates: whole in the reports, cut at most in the terminal.
 	for _, v := range f.Verdicts {
 		for _, c := range v.Checks {
-			if !strings.Contains(md, c.Predicate) || !strings.Contains(pageText, c.Predicate) {
-				t.Errorf("predicate %q missing from a report", c.Predicate)
+			pred := report.CheckPredicate(c)
+			if !strings.Contains(md, pred) || !strings.Contains(pageText, pred) {
+				t.Errorf("predicate %q missing from a report", pred)
 			}
-			if p := []rune(c.Predicate); !strings.Contains(text, string(p[:min(len(p), 60)])) {
-				t.Errorf("terminal lacks the start of predicate %q", c.Predicate)
+			if p := []rune(pred); !strings.Contains(text, string(p[:min(len(p), 60)])) {
+				t.Errorf("terminal lacks the start of predicate %q", pred)
 			}
 		}
 	}
-	if i, j := strings.Index(md, "| R5.1 |"), strings.Index(md, report.Rule); i < 0 || j < i {
-		t.Errorf("report.md: the rule is not after the checks table")
+	if i, j := strings.Index(md, "| R5.1 |"), strings.Index(md, "The rule, in short: "); i < 0 || j < i || !strings.Contains(md[j:], "The rule in full: docs/claims.md") {
+		t.Errorf("report.md: the rule, with where it is stated in full, is not after the checks table")
 	}
 	// The measurement and reason of every check are the reports' notes.
 	for _, v := range f.Verdicts {
 		for _, c := range v.Checks {
-			for _, s := range []string{c.Measured, c.Reason} {
+			for _, s := range []string{report.CheckMeasured(c), report.CheckReason(c)} {
 				if s != "" && (!strings.Contains(md, s) || !strings.Contains(pageText, s)) {
 					t.Errorf("check of %s: %q missing from a report", v.ID, s)
 				}
@@ -338,15 +339,15 @@ func TestClaimsTableFits(t *testing.T) {
 					t.Errorf("%s: %s's untested part is cut", name, v.ID)
 				}
 			}
-			if v.Verdict == claim.NotTestable && !strings.Contains(flat, strings.Join(strings.Fields(v.Reason), " ")) {
-				t.Errorf("%s: claim %s's reason is cut: %q", name, v.ID, v.Reason)
+			if why := report.ClaimReason(v); v.Verdict == claim.NotTestable && !strings.Contains(flat, strings.Join(strings.Fields(why), " ")) {
+				t.Errorf("%s: claim %s's reason is cut: %q", name, v.ID, why)
 			}
 			for j, c := range v.Checks {
 				if !strings.Contains(out, fmt.Sprintf("%s.%d ", v.ID, j+1)) {
 					t.Errorf("%s: check %s.%d has no line", name, v.ID, j+1)
 				}
-				if c.Verdict == claim.NotTestable && !strings.Contains(flat, strings.Join(strings.Fields(c.Reason), " ")) {
-					t.Errorf("%s: check %s.%d's reason is cut: %q", name, v.ID, j+1, c.Reason)
+				if why := report.CheckReason(c); c.Verdict == claim.NotTestable && !strings.Contains(flat, strings.Join(strings.Fields(why), " ")) {
+					t.Errorf("%s: check %s.%d's reason is cut: %q", name, v.ID, j+1, why)
 				}
 			}
 		}

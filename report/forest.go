@@ -33,8 +33,9 @@ const (
 )
 
 // forestPlot draws one check as a forest plot with its labels, or nothing
-// when the check carries no estimate.
-func forestPlot(c claim.CheckResult) template.HTML {
+// when the check carries no estimate; tested is its predicate in words
+// (its tooltip's first part), "" for none.
+func forestPlot(c claim.CheckResult, tested string) template.HTML {
 	est, lo, hi := c.Estimate, c.Lo, c.Hi
 	if lo == 0 && hi == 0 && est == 0 && c.Threshold == 0 {
 		return "" // a result without the numeric fields
@@ -69,7 +70,7 @@ func forestPlot(c claim.CheckResult) template.HTML {
 	if c.Context {
 		class += " context"
 	}
-	fmt.Fprintf(&b, `<svg class="%s" width="%g" height="%g" viewBox="0 0 %g %g" role="img"><title>%s</title>`, class, forestW, forestH, forestW, forestH, template.HTMLEscapeString(forestTip(c, logScale)))
+	fmt.Fprintf(&b, `<svg class="%s" width="%g" height="%g" viewBox="0 0 %g %g" role="img"><title>%s</title>`, class, forestW, forestH, forestW, forestH, template.HTMLEscapeString(forestTip(c, tested, logScale)))
 	if band {
 		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.1f" width="%.1f" height="%.1f"/>`, x(c.BandLo), forestMid-12, math.Max(1, x(c.BandHi)-x(c.BandLo)), 24.0)
 	}
@@ -186,10 +187,10 @@ func forestTicks(a axisScale, note bool) []float64 {
 	return out
 }
 
-func forestTip(c claim.CheckResult, logScale bool) string {
+func forestTip(c claim.CheckResult, tested string, logScale bool) string {
 	parts := []string{}
-	if c.Predicate != "" {
-		parts = append(parts, "tested: "+c.Predicate)
+	if tested != "" {
+		parts = append(parts, "tested: "+tested)
 	}
 	parts = append(parts, fmt.Sprintf("estimate %.4g [%.4g, %.4g]", c.Estimate, c.Lo, c.Hi))
 	if !math.IsNaN(c.Threshold) {
@@ -219,5 +220,5 @@ func ratioPlot(r analysis.Ratio, what string) template.HTML {
 		return ""
 	}
 	nan := math.NaN()
-	return forestPlot(claim.CheckResult{Predicate: what, Estimate: r.Ratio, Lo: r.Lo, Hi: r.Hi, Threshold: 1, Claimed: nan, BandLo: nan, BandHi: nan})
+	return forestPlot(claim.CheckResult{Estimate: r.Ratio, Lo: r.Lo, Hi: r.Hi, Threshold: 1, Claimed: nan, BandLo: nan, BandHi: nan}, what)
 }

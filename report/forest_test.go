@@ -86,13 +86,14 @@ func TestForestPlot(t *testing.T) {
 	tests := []struct {
 		name        string
 		c           claim.CheckResult
+		tested      string
 		empty       bool
 		thrLeftOfCI bool
 		want        []string // labels, by class and text
 		ticks       []string // tick labels, in order
 		noWant      []string
 	}{
-		{name: "ratio beyond its threshold", c: claim.CheckResult{Verdict: claim.Reproduced, Predicate: "a / b > 1.34", Estimate: 1.5, Lo: 1.4, Hi: 1.6, Threshold: 1.34, Claimed: 1.79, BandLo: nan, BandHi: nan},
+		{name: "ratio beyond its threshold", tested: "a / b > 1.34", c: claim.CheckResult{Verdict: claim.Reproduced, Estimate: 1.5, Lo: 1.4, Hi: 1.6, Threshold: 1.34, Claimed: 1.79, BandLo: nan, BandHi: nan},
 			thrLeftOfCI: true, want: []string{"thrlabel:threshold 1.34", "claimlabel:claimed 1.79", "estlabel:measured 1.5 [1.4, 1.6]", "scalelabel:log scale"}},
 		{name: "ratio across decades", c: claim.CheckResult{Verdict: claim.Contradicted, Estimate: 0.6, Lo: 0.5, Hi: 0.7, Threshold: 1.86, Claimed: 3.47, BandLo: nan, BandHi: nan},
 			want: []string{"thrlabel:threshold 1.86", "claimlabel:claimed 3.47", "estlabel:measured 0.6 [0.5, 0.7]"}, ticks: []string{"0.5", "1", "2"}},
@@ -108,7 +109,7 @@ func TestForestPlot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svg := string(forestPlot(tt.c))
+			svg := string(forestPlot(tt.c, tt.tested))
 			if tt.empty {
 				if svg != "" {
 					t.Fatalf("want no plot, got %s", svg)

@@ -14,12 +14,13 @@ import (
 )
 
 func TestJudgedLine(t *testing.T) {
-	check := claim.CheckResult{Verdict: claim.Inconclusive, Measured: "b/a 0.97 [0.93, 1.01]"}
+	check := claim.CheckResult{Verdict: claim.Inconclusive, Subject: claim.Subject{Kind: "value", Unit: "sec/op", Num: "v=b"},
+		Measure: claim.Measure{How: claim.CellMedian, N: 8}, Estimate: 0.97, Lo: 0.93, Hi: 1.01}
 	tests := []struct {
 		it   findings.Judged
 		want string
 	}{
-		{findings.Judged{Label: "T1 check 1", Check: &check, More: 12}, "T1 check 1 b/a 0.97 [0.93, 1.01] (≈12 more rounds)"},
+		{findings.Judged{Label: "T1 check 1", Check: &check, More: 12}, "T1 check 1 sec/op b = 0.97 [0.93, 1.01] (n=8) (≈12 more rounds)"},
 		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: 0.95, Hi: 1.12, HalfWidth: 0.078, N: 9, HasInterval: true, More: -1},
 			"W v=b/a (sec/op) 1.0300 [0.9500, 1.1200] ±7.80%, 9 rounds"},
 		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: math.NaN(), Hi: math.NaN(), N: 5, MinRounds: 8, More: -1},
@@ -37,7 +38,8 @@ func TestJudgedLine(t *testing.T) {
 // kind: a decided check, ratios decided each way, and an open ratio.
 func seqRun(unit string, reason store.StopReason, open bool) *findings.Run {
 	cell := plan.Cell{Bench: "BenchmarkW", Levels: []string{"v=b"}, Config: "default"}
-	check := claim.CheckResult{Verdict: claim.Reproduced, Measured: "b/a 1.10 [1.06, 1.14]"}
+	check := claim.CheckResult{Verdict: claim.Reproduced, Subject: claim.Subject{Kind: "value", Unit: "sec/op", Num: "v=b"},
+		Measure: claim.Measure{How: claim.CellMedian, N: 20}, Estimate: 1.1, Lo: 1.06, Hi: 1.14}
 	ratio := func(label string, d findings.RatioDecision, precision float64, excludes bool) findings.Judged {
 		return findings.Judged{Label: label, Cells: []plan.Cell{cell, cell}, Decided: d != findings.RatioOpen, Samples: true, More: -1,
 			Ratio: 1.1, Lo: 1.05, Hi: 1.15, HalfWidth: 0.05, N: 20, HasInterval: true, Excludes: excludes, Decision: d, Precision: precision}
@@ -75,7 +77,7 @@ func TestWriteSequential(t *testing.T) {
 		{"budget, one open", seqRun("sec/op", store.StopBudget, true), []string{
 			"perflab: sequential sampling stopped after round 23: the budget 1m0s is spent (1m1s; anytime-valid 95% confidence sequences; compared ratios on sec/op; 2 rounds flagged as noise bursts, kept)",
 			"(samples: after its first run each cell runs as 5 back-to-back repetitions in one process, every repetition of every cell the same wall time;",
-			"T1 check 1                               reproduced: b/a 1.10 [1.06, 1.14]",
+			"T1 check 1                               reproduced: sec/op b = 1.1 [1.06, 1.14] (n=20)",
 			"W v=b/a (sec/op)                         differs from 1: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds",
 			"W v=c/a (sec/op)                         equal within ±1%: ",
 			"W v=d/a (sec/op)                         within ±2%, differs from 1: ",
@@ -140,8 +142,10 @@ func TestSequentialSectionSaysWhatWasPrinted(t *testing.T) {
 // follow-up rounds keeps its own words.
 func TestSequentialClaimsRule(t *testing.T) {
 	verdicts := []claim.Result{{ID: "S1", Verdict: claim.Inconclusive, Checks: []claim.CheckResult{
-		{Verdict: claim.Reproduced, Sequence: true, Predicate: "sec/op b / a > 1.05", Estimate: 1.1, Lo: 1.06, Hi: 1.14},
-		{Verdict: claim.Inconclusive, Look: 2, Predicate: "sec/op b > 1e-07", Estimate: 1e-7, Lo: 0.9e-7, Hi: 1.1e-7},
+		{Verdict: claim.Reproduced, Sequence: true, Subject: claim.Subject{Kind: "ratio", Unit: "sec/op", Num: "v=b", Den: "v=a"},
+			Predicate: claim.Predicate{Op: ">"}, Threshold: 1.05, Estimate: 1.1, Lo: 1.06, Hi: 1.14},
+		{Verdict: claim.Inconclusive, Look: 2, Subject: claim.Subject{Kind: "value", Unit: "sec/op", Num: "v=b"},
+			Predicate: claim.Predicate{Op: ">"}, Threshold: 1e-7, Estimate: 1e-7, Lo: 0.9e-7, Hi: 1.1e-7},
 	}}}
 	tests := []struct {
 		name     string

@@ -56,7 +56,7 @@ func ClaimsTable(w io.Writer, f *findings.Run) error {
 	for i, v := range f.Verdicts {
 		t.row([]string{v.ID, string(v.Verdict), cmp.Or(v.Claimed, "—"), figures[i]}, []int{idW, verdW, claimedW, measW})
 		if v.Verdict == claim.NotTestable {
-			t.wrap(idW+2, idW+4, "why: "+cmp.Or(v.Reason, "no reason recorded"))
+			t.wrap(idW+2, idW+4, "why: "+cmp.Or(ClaimReason(v), "no reason recorded"))
 		}
 		for _, p := range v.NotTested {
 			t.wrap(idW+2, idW+4, "not tested here: "+p)
@@ -83,15 +83,15 @@ func ClaimsTable(w io.Writer, f *findings.Run) error {
 				k := fmt.Sprintf("%s.%d", v.ID, i+1)
 				t.row([]string{k, verdicts[k], checkFigures[k]}, []int{checkW, verdW2, measW2})
 				t.line(strings.Repeat(" ", indent) + t.fit(predicateOf(c), termWidth-indent))
-				if c.Verdict == claim.NotTestable && c.Reason != "" {
-					t.wrap(indent, indent+2, "why: "+c.Reason)
+				if why := CheckReason(c); c.Verdict == claim.NotTestable && why != "" {
+					t.wrap(indent, indent+2, "why: "+why)
 				}
 			}
 		}
 	}
 
 	t.line("")
-	t.wrap(0, len("rule: "), "rule: "+judgedWords(f)+" The rule in full: report.md, section Claims.")
+	t.wrap(0, len("rule: "), "rule: "+judgedWords(f)+" The rule in full: docs/claims.md in perflab's source.")
 	if l := looksLine(f); l != "" {
 		t.wrap(0, len("looks: "), "looks: "+l)
 	}

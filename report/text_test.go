@@ -19,13 +19,15 @@ func TestClaimsTableReasons(t *testing.T) {
 		v    claim.Result
 		want []string // lines that must appear, each a fragment of one line
 	}{
-		{"declared not testable", claim.Result{ID: "B2.fx", Verdict: claim.NotTestable, Reason: why},
+		{"declared not testable", claim.Result{ID: "B2.fx", Verdict: claim.NotTestable, Declared: why},
 			[]string{"B2.fx", "not testable", why}},
-		{"only context checks", claim.Result{ID: "E3", Verdict: claim.NotTestable, Reason: "every check of this claim is context",
-			Checks: []claim.CheckResult{{Verdict: claim.Reproduced, Context: true, Predicate: "heap-lock-share plain > 0.3"}}},
-			[]string{"E3", "not testable", "why: every check of this claim is context", "E3.1", "reproduced, context"}},
+		{"only context checks", claim.Result{ID: "E3", Verdict: claim.NotTestable,
+			Checks: []claim.CheckResult{{Verdict: claim.Reproduced, Context: true, Subject: claim.Subject{Kind: "profile", Unit: "heap-lock-share", Num: "v=plain"},
+				Predicate: claim.Predicate{Op: ">"}, Threshold: 0.3}}},
+			[]string{"E3", "not testable", "why: every check of this claim is context", "E3.1", "reproduced, context", "heap-lock-share plain > 0.3 (stated threshold)"}},
 		{"untested part", claim.Result{ID: "B1", Verdict: claim.Contradicted, NotTested: []string{"P99 142 → 498 µs: go test reports no per-call latency"},
-			Checks: []claim.CheckResult{{Verdict: claim.Contradicted, Predicate: "sec/op encoding_json / jsoniter > 1.86"}}},
+			Checks: []claim.CheckResult{{Verdict: claim.Contradicted, Subject: claim.Subject{Kind: "ratio", Unit: "sec/op", Num: "lib=encoding_json", Den: "lib=jsoniter"},
+				Predicate: claim.Predicate{Op: ">", Origin: claim.Origin{From: claim.Midpoint, Effect: 3.46}}, Threshold: 1.86}}},
 			[]string{"B1", "contradicted", "not tested here: P99 142 → 498 µs: go test reports no per-call latency"}},
 	}
 	for _, tt := range tests {
@@ -41,7 +43,7 @@ func TestClaimsTableReasons(t *testing.T) {
 					t.Errorf("claims table lacks %q:\n%s", w, out)
 				}
 			}
-			if tt.v.Reason != "" && !reasonUnderClaim(out, tt.v.ID, string(tt.v.Verdict), firstWords(tt.v.Reason)) {
+			if why := ClaimReason(tt.v); why != "" && !reasonUnderClaim(out, tt.v.ID, string(tt.v.Verdict), firstWords(why)) {
 				t.Errorf("the reason is not right under the claim's line:\n%s", out)
 			}
 		})

@@ -203,8 +203,8 @@
 //
 // # The rule
 //
-// Every check is tested at the claimed size, by one rule (package claim
-// prints the same text as claim.Rule in every report):
+// Every check is tested at the claimed size, by one rule (docs/claims.md
+// and package claim's documentation state it in full):
 //
 //   - For a claimed effect F (effect = F, the ratio num/den the article
 //     states) the threshold is √F, the log-midpoint between no effect and

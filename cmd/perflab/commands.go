@@ -325,7 +325,7 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 	if err := report.WriteSequential(stderr, in); err != nil {
 		return err
 	}
-	if err := report.StoreVerdicts(ctx, db, in); err != nil {
+	if err := storeVerdicts(ctx, db, in); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(res.Artifacts, 0o755); err != nil {

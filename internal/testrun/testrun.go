@@ -29,6 +29,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
 )
@@ -299,11 +300,15 @@ func Store(ctx context.Context, db *store.DB, opt Options) (int64, error) {
 		return 0, err
 	}
 	// Judge the claims and store the verdicts, as "perflab run" does.
-	in, err := report.Load(ctx, db, id, analysis.Options{Alpha: analysis.DefaultAlpha, Confidence: analysis.DefaultConfidence})
+	in, err := findings.Load(ctx, db, id, analysis.Options{Alpha: analysis.DefaultAlpha, Confidence: analysis.DefaultConfidence})
 	if err != nil {
 		return 0, err
 	}
-	if err := report.StoreVerdicts(ctx, db, in); err != nil {
+	v := make([]store.Verdict, len(in.Verdicts))
+	for i, r := range in.Verdicts {
+		v[i] = store.Verdict{ClaimID: r.ID, Verdict: string(r.Verdict), Claimed: r.Claimed, Measured: report.ClaimMeasured(r), Reason: report.ClaimReason(r)}
+	}
+	if err := db.SetVerdicts(ctx, id, v); err != nil {
 		return 0, err
 	}
 	return id, nil

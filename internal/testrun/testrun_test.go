@@ -10,6 +10,7 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/claim"
 	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/report"
 	"github.com/perflab/perflab/store"
 )
@@ -29,7 +30,7 @@ func TestStoredRunHasTheDocumentedShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := report.Load(ctx, db, id, analysis.DefaultOptions())
+	in, err := findings.Load(ctx, db, id, analysis.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestStoredRunHasTheDocumentedShape(t *testing.T) {
 	want := map[string]claim.Verdict{"S1": claim.Reproduced, "S2": claim.Contradicted, "S3": claim.NotTestable}
 	for _, v := range in.Verdicts {
 		if want[v.ID] != v.Verdict {
-			t.Errorf("claim %s: %s (%s %s), want %s", v.ID, v.Verdict, v.Measured, v.Reason, want[v.ID])
+			t.Errorf("claim %s: %s (%s %s), want %s", v.ID, v.Verdict, report.ClaimMeasured(v), report.ClaimReason(v), want[v.ID])
 		}
 	}
 	if len(in.Artifacts) != 1 || in.Artifacts[0].Kind != "heap" {
