@@ -113,14 +113,17 @@ func statisticsDirs(t *testing.T) []string {
 
 // TestNoStatisticsOutsideFindings keeps statistics in their homes: every
 // other package — report, serve, cmd/perflab and compare, which render or
-// gate the values findings computes, and engine, store, the drivers and
-// the rest — calls nothing that computes a summary, a test, an interval,
-// a fit or a verdict. Parsing their Go files, it fails on an import of
-// benchmath; on a call of any function of package analysis or of a
-// method of analysis.Options (Paired, Geomean, Shift, …; such calls are
-// found by the method's name); on a call of claim.Evaluate; and on a call
-// of a function of package profshare or of its Counts.Share method. Types
-// and constants may be referred to.
+// gate the values findings computes, and engine, store, the drivers
+// (driver/load, driver/gotest, driver/cachegrind) and the rest — calls
+// nothing that computes a summary, a test, an interval, a fit or a
+// verdict. Parsing their Go files, it fails on an import of benchmath; on
+// a call of any function of package analysis or of a method of
+// analysis.Options (Paired, Geomean, Shift, …; such calls are found by
+// the method's name); on a call of claim.Evaluate; and on a call of a
+// function of package profshare or of its Counts.Share method. Types and
+// constants may be referred to. The homes other than analysis (claim,
+// findings, …) compute through analysis: they may not import benchmath
+// either.
 func TestNoStatisticsOutsideFindings(t *testing.T) {
 	const mod = "github.com/perflab/perflab/"
 	aFuncs, aMethods := exported(t, filepath.Join("..", "analysis"), "Options")
@@ -136,7 +139,7 @@ func TestNoStatisticsOutsideFindings(t *testing.T) {
 	bannedMethods := append(slices.Clone(aMethods), "Share")
 	checked := 0
 	dirs := statisticsDirs(t)
-	for _, must := range []string{"../report", "../serve", "../cmd/perflab", "../compare", "../engine", "../driver/cachegrind"} {
+	for _, must := range []string{"../report", "../serve", "../cmd/perflab", "../compare", "../engine", "../driver/cachegrind", "../driver/gotest", "../driver/load"} {
 		if !slices.Contains(dirs, filepath.Clean(must)) {
 			t.Fatalf("%s is not among the packages checked %v: the test lost its way", must, dirs)
 		}
@@ -179,5 +182,17 @@ func TestNoStatisticsOutsideFindings(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d files checked; the test lost its way", checked)
+	}
+	// The other homes compute through analysis too: claim judges the
+	// intervals analysis gives, findings assembles them.
+	for _, home := range statisticsHomes {
+		if home == "analysis" {
+			continue
+		}
+		for path, f := range goFiles(t, filepath.Join("..", home)) {
+			if localName(f, "golang.org/x/perf/benchmath") != "" {
+				t.Errorf("%s imports benchmath: statistics are computed in analysis", path)
+			}
+		}
 	}
 }
