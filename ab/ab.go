@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,8 +50,11 @@ type Options struct {
 	// the repository's working tree and index are never touched.
 	Old, New string
 	// Packages are the packages whose benchmarks are compared, relative
-	// to the module directory ("." or "./codec"); none is ".". Prepare
-	// refuses more than one.
+	// to the module directory ("." or "./codec"), or patterns ("./...")
+	// that go list resolves in each side's module directory; none is
+	// ".". Each side builds one test binary per package; with more than
+	// one package (or a pattern) every benchmark names its package
+	// (discover.Bench.Package) and one run interleaves them all.
 	Packages []string
 	// Bench selects benchmarks, as go test -bench does; "" selects all.
 	Bench string
@@ -142,10 +146,6 @@ func Prepare(ctx context.Context, opt Options) (*Pair, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := onePackage(opt.Packages)
-	if err != nil {
-		return nil, err
-	}
 	p := &Pair{opt: opt, Old: side(Old, opt.Configs[0]), New: side(New, opt.Configs[1])}
 	sides := []*Side{&p.Old, &p.New}
 	if err := materialise(ctx, opt.Dir, [2]string{opt.Old, opt.New}, opt.CacheDir, sides); err != nil {
@@ -154,13 +154,19 @@ func Prepare(ctx context.Context, opt Options) (*Pair, error) {
 	for _, sd := range sides {
 		fmt.Fprintf(opt.Progress, "perflab ab: %s = %s\n", sd.Name, sd.Label())
 	}
-	benches, err := listSides(ctx, sides, pkg, opt.Bench, filepath.Join(opt.CacheDir, "bin"), opt.Progress)
+	benches, err := listSides(ctx, sides, opt.Packages, opt.Bench, filepath.Join(opt.CacheDir, "bin"), opt.Progress)
 	if err != nil {
 		return nil, err
 	}
 	p.Benchmarks, p.OnlyOld, p.OnlyNew = Split(benches[0], benches[1])
 	if len(p.Benchmarks) == 0 {
 		return nil, fmt.Errorf("no benchmark matching %q exists on both sides (old has %d, new %d), so there is nothing to compare; check -bench and the package", opt.Bench, len(benches[0]), len(benches[1]))
+	}
+	// A run over several packages is the module's: its cells name their
+	// packages.
+	pkg := "."
+	if !several(opt.Packages) {
+		pkg = opt.Packages[0]
 	}
 	title := fmt.Sprintf("old %s vs new %s", p.Old.Label(), p.New.Label())
 	p.spec, err = Spec(filepath.Join(p.Old.Source.ModDir, "perflab-ab.toml"), discover.SpecInput{
@@ -192,6 +198,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
+	if len(o.Packages) == 0 {
+		o.Packages = []string{"."}
+	}
 	if o.CacheDir == "" {
 		dir, err := builtin.CacheDir()
 		if err != nil {
@@ -209,19 +218,13 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// onePackage is the package of a run: ".", or the one given.
-func onePackage(pkgs []string) (string, error) {
-	switch len(pkgs) {
-	case 0:
-		return ".", nil
-	case 1:
-		if strings.Contains(pkgs[0], "...") {
-			return "", fmt.Errorf("package %q: ab builds one package's test binary; name one package, not a pattern", pkgs[0])
-		}
-		return pkgs[0], nil
-	}
-	return "", fmt.Errorf("want one package after OLD and NEW, got %q; run ab once per package", pkgs)
+// several reports whether pkgs name more than one package: several
+// packages, or a pattern.
+func several(pkgs []string) bool {
+	return len(pkgs) > 1 || slices.ContainsFunc(pkgs, isPattern)
 }
+
+func isPattern(pkg string) bool { return strings.Contains(pkg, "...") }
 
 // Measure runs the pair's benchmarks in interleaved rounds and stores
 // the run in db, labelled with both sides (env keys ab-old and ab-new).
@@ -281,10 +284,10 @@ func (r *Result) Compare(ctx context.Context) error {
 		return err
 	}
 	for _, b := range r.OnlyOld {
-		pr.OnlyOld = append(pr.OnlyOld, b.Name())
+		pr.OnlyOld = append(pr.OnlyOld, b.FullName())
 	}
 	for _, b := range r.OnlyNew {
-		pr.OnlyNew = append(pr.OnlyNew, b.Name())
+		pr.OnlyNew = append(pr.OnlyNew, b.FullName())
 	}
 	r.Paired = pr
 	if len(r.opt.Rules) > 0 {

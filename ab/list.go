@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/perflab/perflab/discover"
@@ -14,33 +15,83 @@ import (
 	"github.com/perflab/perflab/spec"
 )
 
-// listSides builds each side's test binary of pkg and lists its
-// benchmarks matching regex. A side that does not build is named on
-// progress; both are tried before giving up.
-func listSides(ctx context.Context, sides []*Side, pkg, regex, binCache string, progress io.Writer) ([2][]discover.Bench, error) {
+// listSides builds each side's test binaries of pkgs and lists their
+// benchmarks matching regex; with several packages, each benchmark names
+// its package. A side that does not build is named on progress; both
+// are tried before giving up.
+func listSides(ctx context.Context, sides []*Side, pkgs []string, regex, binCache string, progress io.Writer) ([2][]discover.Bench, error) {
 	var out [2][]discover.Bench
 	var failed []string
+	multi := several(pkgs)
 	for i, sd := range sides {
-		l, err := List(ctx, sd.Source, sd.Config(), pkg, regex, binCache)
-		if err == nil {
-			out[i], sd.Skipped = l.Benches, l.Skipped
-			for _, line := range discover.SkipLines(l.Skipped) {
-				fmt.Fprintf(progress, "perflab ab: %s: %s\n", sd.Name, line)
+		list, err := packagesOf(ctx, sd.Source, pkgs)
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			fmt.Fprintf(progress, "perflab ab: %s: %v\n", sd.Name, err)
+			continue
+		}
+		built := true
+		for _, pkg := range list {
+			// where names the package in a line about several.
+			where := ""
+			if multi {
+				where = pkg + ": "
+			}
+			l, err := List(ctx, sd.Source, sd.Config(), pkg, regex, binCache)
+			if err == nil {
+				for _, b := range l.Benches {
+					if multi {
+						b.Package = pkg
+					}
+					out[i] = append(out[i], b)
+				}
+				sd.Skipped = append(sd.Skipped, l.Skipped...)
+				for _, line := range discover.SkipLines(l.Skipped) {
+					fmt.Fprintf(progress, "perflab ab: %s: %s%s\n", sd.Name, where, line)
+				}
+			}
+			var be *BuildError
+			switch {
+			case ctx.Err() != nil:
+				return out, ctx.Err()
+			case errors.As(err, &be) && multi:
+				fmt.Fprintf(progress, "perflab ab: %s (%s): %s does not build:\n%s\n", sd.Name, sd.Label(), pkg, indentText(err.Error()))
+				built = false
+			case errors.As(err, &be):
+				fmt.Fprintf(progress, "perflab ab: %s (%s) does not build:\n%s\n", sd.Name, sd.Label(), indentText(err.Error()))
+				built = false
+			case err != nil:
+				fmt.Fprintf(progress, "perflab ab: %s: %s%v\n", sd.Name, where, err)
 			}
 		}
-		var be *BuildError
-		switch {
-		case ctx.Err() != nil:
-			return out, ctx.Err()
-		case errors.As(err, &be):
-			fmt.Fprintf(progress, "perflab ab: %s (%s) does not build:\n%s\n", sd.Name, sd.Label(), indentText(err.Error()))
+		if !built {
 			failed = append(failed, sd.Name)
-		case err != nil:
-			fmt.Fprintf(progress, "perflab ab: %s: %v\n", sd.Name, err)
 		}
 	}
 	if len(failed) > 0 {
 		return out, fmt.Errorf("%s does not build (see above); nothing was measured", strings.Join(failed, " and "))
+	}
+	return out, nil
+}
+
+// packagesOf are the packages pkgs name in src's module directory: pkgs
+// as given, or, when they hold a pattern, the packages with test files
+// that go list finds for them.
+func packagesOf(ctx context.Context, src *revision.Source, pkgs []string) ([]string, error) {
+	if !slices.ContainsFunc(pkgs, isPattern) {
+		return pkgs, nil
+	}
+	found, err := discover.Packages(ctx, src.ModDir, pkgs)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range found {
+		if p.HasTests {
+			out = append(out, p.Path)
+		}
 	}
 	return out, nil
 }
@@ -102,23 +153,23 @@ func Spec(file string, in discover.SpecInput) (*spec.Spec, error) {
 }
 
 // Split returns the benchmarks on both sides (in old's order) and those
-// on one side only.
+// on one side only, by full name (package and name).
 func Split(old, new []discover.Bench) (both, onlyOld, onlyNew []discover.Bench) {
 	inNew := map[string]bool{}
 	for _, b := range new {
-		inNew[b.Name()] = true
+		inNew[b.FullName()] = true
 	}
 	inOld := map[string]bool{}
 	for _, b := range old {
-		inOld[b.Name()] = true
-		if inNew[b.Name()] {
+		inOld[b.FullName()] = true
+		if inNew[b.FullName()] {
 			both = append(both, b)
 		} else {
 			onlyOld = append(onlyOld, b)
 		}
 	}
 	for _, b := range new {
-		if !inOld[b.Name()] {
+		if !inOld[b.FullName()] {
 			onlyNew = append(onlyNew, b)
 		}
 	}

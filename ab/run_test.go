@@ -116,3 +116,53 @@ func TestPrepareNamesSideThatDoesNotBuild(t *testing.T) {
 		t.Errorf("progress does not name new alone as not building:\n%s", out)
 	}
 }
+
+// subGo and subTestGo are a second package of the module, ./sub, whose
+// BenchmarkSub no commit changes.
+const (
+	subGo     = "package sub\n\nimport \"example.com/work\"\n\n// Sub does the work of 2000 steps.\nfunc Sub() uint64 { return work.Work(2000) }\n"
+	subTestGo = "package sub\n\nimport \"testing\"\n\nvar sink uint64\n\nfunc BenchmarkSub(b *testing.B) {\n\tfor range b.N {\n\t\tsink = Sub()\n\t}\n}\n"
+)
+
+// TestRunPackages compares the module's packages ("./...") in one run:
+// every benchmark and paired row names its package, and the change is
+// found where it was made.
+func TestRunPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	sub := map[string]string{"sub/sub.go": subGo, "sub/sub_test.go": subTestGo}
+	repo, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work: 1000 steps", Files: sub}, workmod.Commit{Steps: 10000, Subject: "work: 10000 steps"})
+	tmp := t.TempDir()
+	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var progress bytes.Buffer
+	res, err := ab.Run(t.Context(), ab.Options{
+		Dir: repo, Old: "HEAD~1", New: "HEAD", Packages: []string{"./..."}, Rounds: 10, Benchtime: "20ms", Layout: engine.LayoutFixed, NoProfile: true,
+		DB: db, CacheDir: filepath.Join(tmp, "cache"), ArtifactDir: filepath.Join(tmp, "runs"), Progress: &progress,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	var full []string
+	for _, b := range res.Benchmarks {
+		full = append(full, b.FullName())
+	}
+	if !slices.Equal(full, []string{". BenchmarkWork", "./sub BenchmarkSub"}) {
+		t.Errorf("benchmarks %q, want each package's", full)
+	}
+	verdicts := map[string]findings.Change{}
+	for _, r := range res.Paired.Rows {
+		if r.Unit == "sec/op" {
+			verdicts[r.Package+" "+strings.TrimRight(r.Name, "-0123456789")] = r.Verdict
+		}
+	}
+	// BenchmarkSub's code did not change; its verdict is left to the
+	// noise of ten rounds.
+	if _, ok := verdicts["./sub BenchmarkSub"]; verdicts[". BenchmarkWork"] != findings.Slower || !ok || len(verdicts) != 2 {
+		t.Errorf("sec/op verdicts %v; want BenchmarkWork slower, and a row of BenchmarkSub", verdicts)
+	}
+}
