@@ -12,8 +12,9 @@ import (
 
 // Judge is the [engine.Judge] of a stored run, the one every perflab run
 // samples with: package findings judges the rounds stored so far (its
-// claim checks and compared ratios, findings.Judge) and package report
-// words each item's progress line.
+// claim checks and compared ratios: findings.JudgeSequential and
+// findings.JudgeFirstLook) and package report words each item's progress
+// line.
 type Judge struct{ DB *store.DB }
 
 var _ engine.Judge = Judge{}
@@ -26,12 +27,12 @@ func (j Judge) Rules(s *spec.Spec) engine.Rules {
 
 // Sequential judges a sequential run after a round.
 func (j Judge) Sequential(ctx context.Context, runID int64) (engine.Status, error) {
-	return status(findings.Judge{DB: j.DB}.Sequential(ctx, runID))
+	return status(findings.JudgeSequential(ctx, j.DB, runID))
 }
 
 // FirstLook judges a run of fixed rounds after its planned rounds.
 func (j Judge) FirstLook(ctx context.Context, runID int64) (engine.Status, error) {
-	return status(findings.Judge{DB: j.DB}.FirstLook(ctx, runID))
+	return status(findings.JudgeFirstLook(ctx, j.DB, runID))
 }
 
 // status hands judged items to the engine.

@@ -22,9 +22,10 @@ import (
 // The engine runs rounds and asks, from the rounds stored so far, what is
 // still open: after each round of a sequential run, and after the planned
 // rounds of a run of fixed rounds with follow-up rounds (the first look).
-// [Judge] answers from the stored run, with the rules its analysis uses,
-// so that what made a run stop sampling is what every output shows
-// afterwards ([Run.Sequential]).
+// [JudgeSequential] and [JudgeFirstLook] answer from the stored run, with
+// the rules its analysis uses, so that what made a run stop sampling is
+// what every output shows afterwards ([Run.Sequential]). (ab.Judge hands
+// their answers to the engine.)
 
 // InitialRounds is a sequential run's initial pass: the fewest rounds
 // with an anytime-valid interval.
@@ -104,15 +105,12 @@ func countedChecks(s *spec.Spec) []spec.Check {
 	return out
 }
 
-// Judge judges a stored run from the rounds stored so far.
-type Judge struct{ DB *store.DB }
-
-// Sequential judges a sequential run's counted claim checks that have a
-// confidence sequence and its compared ratios, with anytime-valid
+// JudgeSequential judges a sequential run's counted claim checks that
+// have a confidence sequence and its compared ratios, with anytime-valid
 // intervals (see [Run.Sequential]); its other counted checks are no
 // items: they neither keep sampling going nor end it.
-func (j Judge) Sequential(ctx context.Context, runID int64) ([]Judged, error) {
-	run, s, cells, results, err := j.read(ctx, runID)
+func JudgeSequential(ctx context.Context, db *store.DB, runID int64) ([]Judged, error) {
+	run, s, cells, results, err := readJudged(ctx, db, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -123,22 +121,22 @@ func (j Judge) Sequential(ctx context.Context, runID int64) ([]Judged, error) {
 	return items, nil
 }
 
-// FirstLook judges a run of fixed rounds' counted claim checks on its
+// JudgeFirstLook judges a run of fixed rounds' counted claim checks on its
 // planned rounds, as the first of its two looks does
 // (claim.LookOptions): the checks it leaves undecided get follow-up
 // rounds.
-func (j Judge) FirstLook(ctx context.Context, runID int64) ([]Judged, error) {
-	run, s, cells, results, err := j.read(ctx, runID)
+func JudgeFirstLook(ctx context.Context, db *store.DB, runID int64) ([]Judged, error) {
+	run, s, cells, results, err := readJudged(ctx, db, runID)
 	if err != nil {
 		return nil, err
 	}
 	return firstLookItems(run.Plan, s, cells, results), nil
 }
 
-// read reads what judging a run needs: the run, its spec, its cells and
-// its results so far.
-func (j Judge) read(ctx context.Context, runID int64) (*store.Run, *spec.Spec, []plan.Cell, []*benchfmt.Result, error) {
-	run, err := j.DB.GetRun(ctx, runID)
+// readJudged reads what judging a run needs: the run, its spec, its cells
+// and its results so far.
+func readJudged(ctx context.Context, db *store.DB, runID int64) (*store.Run, *spec.Spec, []plan.Cell, []*benchfmt.Result, error) {
+	run, err := db.GetRun(ctx, runID)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -150,7 +148,7 @@ func (j Judge) read(ctx context.Context, runID int64) (*store.Run, *spec.Spec, [
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	results, err := j.DB.Results(ctx, runID)
+	results, err := db.Results(ctx, runID)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}

@@ -190,7 +190,7 @@ func TestJudgeSequential(t *testing.T) {
 	decide := store.Decide{Unit: "sec/op", MaxRounds: 500, Repeats: 5}
 	for _, n := range []int{8, 16, 40} {
 		id := storePlanted(t, db, plantedSpec(""), store.Plan{Mode: "quick", Rounds: 8, Sequential: true, Decide: &decide}, planted(n, burst, 7))
-		items, err := Judge{DB: db}.Sequential(ctx, id)
+		items, err := JudgeSequential(ctx, db, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestJudgeSequentialRules(t *testing.T) {
 	judge := func(spec string, d store.Decide, rounds [][]*benchfmt.Result) map[string]Judged {
 		t.Helper()
 		id := storePlanted(t, db, spec, store.Plan{Mode: "quick", Rounds: 8, Sequential: true, Decide: &d}, rounds)
-		items, err := Judge{DB: db}.Sequential(ctx, id)
+		items, err := JudgeSequential(ctx, db, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +292,7 @@ func TestJudgeFirstLook(t *testing.T) {
 	db := openDB(t)
 	claims := ratioClaim("F1", ratioCheck("v=b", "1.02", ""), ratioCheck("v=c", "1.0", `why = "at the truth: undecidable"`), ratioCheck("v=b", "1", "context = true"))
 	id := storePlanted(t, db, plantedSpec(claims), store.Plan{Mode: "quick", Rounds: 6, FirstLook: 6}, planted(6, nil, 5))
-	items, err := Judge{DB: db}.FirstLook(ctx, id)
+	items, err := JudgeFirstLook(ctx, db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestRunSequential(t *testing.T) {
 	if err := db.SetStop(ctx, id, stop); err != nil {
 		t.Fatal(err)
 	}
-	judged, err := Judge{DB: db}.Sequential(ctx, id)
+	judged, err := JudgeSequential(ctx, db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,11 +353,11 @@ func TestJudgeErrors(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
 	fixed := storePlanted(t, db, plantedSpec(""), store.Plan{Mode: "quick", Rounds: 8}, planted(8, nil, 1))
-	if _, err := (Judge{DB: db}).Sequential(ctx, fixed); err == nil {
+	if _, err := JudgeSequential(ctx, db, fixed); err == nil {
 		t.Error("judged a fixed run sequentially")
 	}
 	bad := storePlanted(t, db, "name = ", store.Plan{Mode: "quick", Rounds: 8, Sequential: true, Decide: &store.Decide{Unit: "sec/op"}}, nil)
-	_, err := Judge{DB: db}.Sequential(ctx, bad)
+	_, err := JudgeSequential(ctx, db, bad)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run %d", bad)) {
 		t.Errorf("a run whose spec does not parse: %v, want an error naming it", err)
 	}
