@@ -18,7 +18,7 @@ var cmdAB = &command{
 	rank:    16,
 	name:    "ab",
 	summary: "did my change make it faster? two revisions interleaved in one run, with a verdict",
-	usage:   "OLD [NEW] [PKG] [-bench REGEX] [--budget D] [--precision P] [--fail-on RULES [--require-decision]] [--markdown FILE] [--json] [--measure instructions] [flags]",
+	usage:   "OLD [NEW] [PKG...] [-bench REGEX] [--budget D] [--precision P] [--fail-on RULES [--require-decision]] [--markdown FILE] [--json] [--measure instructions] [flags]",
 	help: `
 AB answers "did my change make it faster?". It builds the package's test
 binary at two revisions of its git repository, OLD and NEW, and runs the
@@ -54,8 +54,13 @@ the working tree is copied there (tracked files as they are on disk, and
 untracked files git does not ignore), so your working tree and index are
 never touched. A directory is used in place and stands for the module
 directory; write it as an absolute path or starting with ../ when it is
-NEW, since "." and "./x" are package patterns. PKG is one package, "." by
-default, relative to the module directory (-C).
+NEW, since "." and "./x" are package patterns. PKG is a package
+relative to the module directory (-C), "." by default; name several, or
+a pattern such as ./... (the packages with test files go list finds on
+each side), and each side builds one test binary per package, the rounds
+interleave the benchmarks of all of them, each row names its package
+("pkg: ./codec"), and one geomean and one gate cover the whole
+selection.
 
 Benchmarks that exist on one side only are listed, not compared. A side
 that does not build is named and ab exits 1.
@@ -113,11 +118,11 @@ func (f *abFlags) declare(fs *flag.FlagSet) {
 
 func init() {
 	define(cmdAB, func(f *abFlags, pos []string, stdout, stderr io.Writer) error {
-		oldArg, newArg, pkg, err := splitABArgs(pos)
+		oldArg, newArg, pkgs, err := splitABArgs(pos)
 		if err != nil {
 			return usageError(err)
 		}
-		opt, err := f.options(oldArg, newArg, pkg, stderr)
+		opt, err := f.options(oldArg, newArg, pkgs, stderr)
 		if err != nil {
 			return err
 		}
@@ -154,7 +159,7 @@ func init() {
 
 // options are the comparison's options from the flags and arguments; a
 // bad flag is a usage error.
-func (f *abFlags) options(oldArg, newArg, pkg string, progress io.Writer) (ab.Options, error) {
+func (f *abFlags) options(oldArg, newArg string, pkgs []string, progress io.Writer) (ab.Options, error) {
 	rules, err := f.rules()
 	if err != nil {
 		return ab.Options{}, err
@@ -175,28 +180,36 @@ func (f *abFlags) options(oldArg, newArg, pkg string, progress io.Writer) (ab.Op
 		return ab.Options{}, usageError(err)
 	}
 	return ab.Options{
-		Dir: f.dir, Old: oldArg, New: newArg, Packages: []string{pkg}, Bench: f.regex, Configs: configs,
+		Dir: f.dir, Old: oldArg, New: newArg, Packages: pkgs, Bench: f.regex, Configs: configs,
 		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget, Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds,
 		Unit: f.seq.unit, Layout: f.seq.layout, Measure: f.measure, NoProfile: f.noProfile, Seed: f.seed, Verbose: f.verbose,
 		Alpha: f.alpha, Rules: rules, CacheDir: f.cache, ArtifactDir: f.out, Progress: progress,
 	}, nil
 }
 
-// splitABArgs reads OLD [NEW] [PKG]: the argument after OLD is NEW unless
-// it is a package pattern ("." or starting with "./", or holding "...").
-func splitABArgs(pos []string) (old, new, pkg string, err error) {
+// splitABArgs reads OLD [NEW] [PKG...]: the argument after OLD is NEW
+// unless it is a package pattern ("." or starting with "./", or holding
+// "..."); the packages default to ".".
+func splitABArgs(pos []string) (old, new string, pkgs []string, err error) {
 	if len(pos) == 0 {
-		return "", "", "", errors.New(`want OLD (a git revision or a directory), e.g. "perflab ab HEAD~1" or "perflab ab main HEAD ./pkg"`)
+		return "", "", nil, errors.New(`want OLD (a git revision or a directory), e.g. "perflab ab HEAD~1" or "perflab ab main HEAD ./pkg"`)
 	}
 	old, rest := pos[0], pos[1:]
 	if isPackagePattern(old) {
-		return "", "", "", fmt.Errorf("OLD %q looks like a package; give OLD (a revision, or a directory as an absolute or ../ path) first", old)
+		return "", "", nil, fmt.Errorf("OLD %q looks like a package; give OLD (a revision, or a directory as an absolute or ../ path) first", old)
 	}
 	if len(rest) > 0 && !isPackagePattern(rest[0]) {
 		new, rest = rest[0], rest[1:]
 	}
-	pkg, err = onePackage("ab", "OLD and NEW", rest)
-	return old, new, pkg, err
+	for _, p := range rest {
+		if !isPackagePattern(p) {
+			return "", "", nil, fmt.Errorf("%q after OLD and NEW is no package: name packages as \".\", \"./codec\" or \"./...\" (relative to -C)", p)
+		}
+	}
+	if len(rest) == 0 {
+		rest = []string{"."}
+	}
+	return old, new, rest, nil
 }
 
 // onePackage is the package argument of a command that builds one

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,30 +185,32 @@ func TestABSideDoesNotBuild(t *testing.T) {
 
 func TestSplitABArgs(t *testing.T) {
 	tests := []struct {
-		args          []string
-		old, new, pkg string
-		err           string
+		args     []string
+		old, new string
+		pkgs     []string
+		err      string
 	}{
-		{[]string{"HEAD~1"}, "HEAD~1", "", ".", ""},
-		{[]string{"HEAD~1", "HEAD"}, "HEAD~1", "HEAD", ".", ""},
-		{[]string{"HEAD~1", "HEAD", "."}, "HEAD~1", "HEAD", ".", ""},
-		{[]string{"main", "./codec"}, "main", "", "./codec", ""},
-		{[]string{"/src/v1", "../v2", "./parse"}, "/src/v1", "../v2", "./parse", ""},
-		{nil, "", "", "", "want OLD"},
-		{[]string{"./pkg"}, "", "", "", "looks like a package"},
-		{[]string{"a", "b", "./x", "./y"}, "", "", "", "one package"},
-		{[]string{"a", "./..."}, "", "", "", "not a pattern"},
+		{[]string{"HEAD~1"}, "HEAD~1", "", []string{"."}, ""},
+		{[]string{"HEAD~1", "HEAD"}, "HEAD~1", "HEAD", []string{"."}, ""},
+		{[]string{"HEAD~1", "HEAD", "."}, "HEAD~1", "HEAD", []string{"."}, ""},
+		{[]string{"main", "./codec"}, "main", "", []string{"./codec"}, ""},
+		{[]string{"/src/v1", "../v2", "./parse"}, "/src/v1", "../v2", []string{"./parse"}, ""},
+		{[]string{"a", "b", "./x", "./y"}, "a", "b", []string{"./x", "./y"}, ""},
+		{[]string{"a", "./..."}, "a", "", []string{"./..."}, ""},
+		{[]string{"a", "b", "./...", "c"}, "", "", nil, `"c" after OLD and NEW is no package`},
+		{nil, "", "", nil, "want OLD"},
+		{[]string{"./pkg"}, "", "", nil, "looks like a package"},
 	}
 	for _, tt := range tests {
-		old, new, pkg, err := splitABArgs(tt.args)
+		old, new, pkgs, err := splitABArgs(tt.args)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%q: error %v, want %q", tt.args, err, tt.err)
 			}
 			continue
 		}
-		if err != nil || old != tt.old || new != tt.new || pkg != tt.pkg {
-			t.Errorf("%q = %q, %q, %q, %v; want %q, %q, %q", tt.args, old, new, pkg, err, tt.old, tt.new, tt.pkg)
+		if err != nil || old != tt.old || new != tt.new || !slices.Equal(pkgs, tt.pkgs) {
+			t.Errorf("%q = %q, %q, %q, %v; want %q, %q, %q", tt.args, old, new, pkgs, err, tt.old, tt.new, tt.pkgs)
 		}
 	}
 }

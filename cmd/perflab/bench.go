@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,7 +24,7 @@ var cmdBench = &command{
 	rank:    15,
 	name:    "bench",
 	summary: "run any package's go test benchmarks with perflab's engine",
-	usage:   "[PKG] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [--by KEY [--baseline VALUE]] [flags]",
+	usage:   "[PKG...] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [--by KEY [--baseline VALUE]] [flags]",
 	help: `
 Bench runs the benchmarks of any Go package, in any module, the way perflab
 runs its own experiments: interleaved shuffled rounds across configs,
@@ -35,7 +36,12 @@ With --by KEY (say impl, for BenchmarkX/impl=old and /impl=new), the
 results say by how much: per point, each value's ratio to the baseline's,
 paired within rounds, with its 95% interval, and a geomean across points.
 
-Run it from the module's directory, or point -C at it. PKG defaults to ".".
+Run it from the module's directory, or point -C at it. PKG defaults to
+".". Several packages, or a pattern such as ./... (the packages with
+test files that go list finds), run as one experiment: one test binary
+per package and config, rounds that interleave every package's
+benchmarks, each result labelled with its package (--save-spec, whose
+spec names one package, then refuses).
 
 Examples:
   perflab bench ./codec -bench Encode --axis size
@@ -89,12 +95,9 @@ func (f *benchFlags) specFlags(fs *flag.FlagSet) {
 
 func init() {
 	define(cmdBench, func(f *benchFlags, pos []string, stdout, stderr io.Writer) error {
-		if len(pos) > 1 {
-			return fmt.Errorf("want at most one package, got %q", pos)
-		}
-		pkg := "."
-		if len(pos) == 1 {
-			pkg = pos[0]
+		pkgs := pos
+		if len(pkgs) == 0 {
+			pkgs = []string{"."}
 		}
 		if err := f.seq.check(); err != nil {
 			return err
@@ -102,11 +105,14 @@ func init() {
 		ctx, stop := interruptible()
 		defer stop()
 
-		s, benches, render, err := benchSpec(ctx, f, pkg, stderr)
+		s, benches, render, err := benchSpec(ctx, f, pkgs, stderr)
 		if err != nil {
 			return err
 		}
 		if f.saveSpec != "" {
+			if render == nil {
+				return fmt.Errorf("--save-spec: a spec names one package, and %s are %d; run bench once per package to save specs", strings.Join(pkgs, " "), len(packagesIn(benches)))
+			}
 			text, err := render(f.saveSpec)
 			if err != nil {
 				return err
@@ -133,11 +139,12 @@ func init() {
 	})
 }
 
-// benchSpec builds the spec of a package's benchmarks: it compiles the
+// benchSpec builds the spec of packages' benchmarks: it compiles each
 // package, lists the benchmarks matching -bench and describes them. render
 // writes the same spec for a file at another path, with the package
-// relative to that file.
-func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer) (s *spec.Spec, benches []discover.Bench, render func(path string) ([]byte, error), err error) {
+// relative to that file; nil when the benchmarks come from several
+// packages, which a spec cannot name.
+func benchSpec(ctx context.Context, f *benchFlags, pkgs []string, stderr io.Writer) (s *spec.Spec, benches []discover.Bench, render func(path string) ([]byte, error), err error) {
 	dir, err := filepath.Abs(f.dir)
 	if err != nil {
 		return nil, nil, nil, err
@@ -167,18 +174,51 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 		}
 		configs = append(configs, pc)
 	}
-	fmt.Fprintf(stderr, "perflab: listing benchmarks of %s matching %q\n", pkg, f.regex)
-	bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: dir, Package: pkg, CacheDir: filepath.Join(f.cache, "bin")})
-	if err != nil {
-		return nil, nil, nil, err
+	if len(pkgs) > 1 || strings.Contains(pkgs[0], "...") {
+		found, err := discover.Packages(ctx, dir, pkgs)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		pkgs = pkgs[:0:0]
+		for _, p := range found {
+			if p.HasTests {
+				pkgs = append(pkgs, p.Path)
+			}
+		}
+		if len(pkgs) == 0 {
+			return nil, nil, nil, fmt.Errorf("no package matched has test files, so none has benchmarks")
+		}
 	}
-	listing, err := discover.Scan(ctx, bin, filepath.Join(dir, filepath.FromSlash(pkg)), f.regex)
-	if err != nil {
-		return nil, nil, nil, err
+	multi := len(pkgs) > 1
+	var without []string
+	for _, p := range pkgs {
+		l, err := listPackage(ctx, f, dir, p, multi, stderr)
+		var none *listError
+		switch {
+		case err != nil && multi && errors.As(err, &none):
+			// Another package may hold the selection's benchmarks.
+			without = append(without, p)
+			continue
+		case err != nil:
+			return nil, nil, nil, err
+		}
+		for _, b := range l {
+			if len(pkgs) > 1 {
+				b.Package = p
+			}
+			benches = append(benches, b)
+		}
 	}
-	benches = listing.Benches
-	for _, l := range discover.SkipLines(listing.Skipped) {
-		fmt.Fprintf(stderr, "perflab: %s\n", l)
+	if len(without) > 0 {
+		fmt.Fprintf(stderr, "perflab: %d of %d packages have no benchmark matching %q to run: %s\n", len(without), len(pkgs), f.regex, strings.Join(without, ", "))
+	}
+	if len(benches) == 0 {
+		return nil, nil, nil, fmt.Errorf("no benchmark matching %q in %s", f.regex, strings.Join(pkgs, " "))
+	}
+	pkg := pkgs[0]
+	if len(pkgs) > 1 {
+		pkg = "."
+		fmt.Fprintf(stderr, "perflab: %d benchmarks in %d packages\n", len(benches), len(packagesIn(benches)))
 	}
 	name := f.name
 	if name == "" {
@@ -192,6 +232,9 @@ func benchSpec(ctx context.Context, f *benchFlags, pkg string, stderr io.Writer)
 		return nil, nil, nil, err
 	}
 	render = func(path string) ([]byte, error) {
+		if len(pkgs) > 1 {
+			return nil, errors.New("a spec names one package")
+		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return nil, err
@@ -296,4 +339,49 @@ func afterRun(ctx context.Context, db *store.DB, res *engine.Result, err error, 
 		return errExit1
 	}
 	return nil
+}
+
+// listPackage builds one package's test binary and lists its benchmarks
+// matching -bench, printing those that skipped themselves (after the
+// package's name when multi says there are several). A package that
+// builds but offers no benchmark to run fails with a *listError.
+func listPackage(ctx context.Context, f *benchFlags, dir, pkg string, multi bool, stderr io.Writer) ([]discover.Bench, error) {
+	fmt.Fprintf(stderr, "perflab: listing benchmarks of %s matching %q\n", pkg, f.regex)
+	bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: dir, Package: pkg, CacheDir: filepath.Join(f.cache, "bin")})
+	if err != nil {
+		return nil, err
+	}
+	listing, err := discover.Scan(ctx, bin, filepath.Join(dir, filepath.FromSlash(pkg)), f.regex)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &listError{err}
+	}
+	prefix := ""
+	if multi {
+		prefix = pkg + ": "
+	}
+	for _, l := range discover.SkipLines(listing.Skipped) {
+		fmt.Fprintf(stderr, "perflab: %s%s\n", prefix, l)
+	}
+	return listing.Benches, nil
+}
+
+// listError is a package whose benchmarks could not be listed, or none of
+// which ran.
+type listError struct{ err error }
+
+func (e *listError) Error() string { return e.err.Error() }
+func (e *listError) Unwrap() error { return e.err }
+
+// packagesIn lists the packages benchmarks name.
+func packagesIn(benches []discover.Bench) []string {
+	var out []string
+	for _, b := range benches {
+		if !slices.Contains(out, b.Package) {
+			out = append(out, b.Package)
+		}
+	}
+	return out
 }

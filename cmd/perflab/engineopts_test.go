@@ -74,7 +74,7 @@ func TestABOptionsCarryEveryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer
-	got, err := f.options("HEAD~1", "", "./codec", &progress)
+	got, err := f.options("HEAD~1", "", []string{"./codec"}, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func init() {
 		if _, err := os.Stat(out); err == nil && !force {
 			return fmt.Errorf("%s exists; pass --force to overwrite it or -o to choose another file", out)
 		}
-		s, benches, render, err := benchSpec(context.Background(), &f, pkg, stderr)
+		s, benches, render, err := benchSpec(context.Background(), &f, []string{pkg}, stderr)
 		if err != nil {
 			return err
 		}
