@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 )
@@ -53,18 +52,20 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 	bench := benchDuration(mode.Benchtime) * time.Duration(ncpu)
 	f := Fit{Budget: opt.Budget, Whole: whole, Cells: cells, Cell: cell, Benchtime: mode.Benchtime, Relink: lay.perRound(),
 		Sequential: seq > 0 && meas == nil, Bench: bench, Rounds: seq}
-	// What a process costs beyond its benchmark: start-up and exit, timed
-	// by listing the probe's benchmarks (a process that runs none). The
-	// rest of the probe is the benchmark with go test's ramp-up to the
-	// benchtime, which a shorter benchtime shortens too.
+	// What a process costs beyond its benchmark's timed loops: start-up,
+	// the benchmark's own set-up and exit, timed by running the probe
+	// cell once more at one iteration. The rest of the probe is the
+	// benchmark with go test's ramp-up to the benchtime, which a shorter
+	// benchtime shortens too.
 	f.Overhead = max(5*time.Millisecond, cell-bench)
-	if meas == nil {
-		lstart := time.Now()
-		name := slot(probe)
-		config, _ := splitSlot(name)
-		if _, err := gotest.ListBenchmarks(ctx, gotest.Invocation{Binary: bins[name], Dir: opt.packageDirOf(name),
-			Env: configNamed(opt.Spec, config).ExecEnv(), Timeout: timeout}); err == nil {
-			f.Overhead = min(cell, max(time.Millisecond, time.Since(lstart)))
+	if meas == nil && bench > 0 {
+		one := &rounds{opt: opt, mode: *mode, timeout: timeout}
+		one.mode.Benchtime = "1x"
+		ostart := time.Now()
+		if _, err := one.runCell(ctx, bins[slot(probe)], probe, 0); err == nil {
+			f.Overhead = min(cell, max(time.Millisecond, time.Since(ostart)))
+		} else if ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
 	if bench == 0 { // an iteration count: the probe's time is all we know
@@ -98,7 +99,7 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 	if whole > opt.Budget {
 		what = fmt.Sprintf("an initial pass of %d rounds × %d cells at benchtime %s fits %s of it; the rest goes to the rows it leaves undecided", rounds, cells, cmpOr(benchtime, "default"), f.Budget.Round(time.Second))
 	}
-	fmt.Fprintf(progress, "perflab: budget %s: %s (≈%s estimated; a cell's first process ≈ %s, of which %s to start and exit)\n",
+	fmt.Fprintf(progress, "perflab: budget %s: %s (≈%s estimated; a cell's first process ≈ %s, of which %s to start, set up and exit)\n",
 		whole, what, est.Round(time.Second), cell.Round(time.Millisecond), f.Overhead.Round(time.Millisecond))
 	mode.Rounds, mode.Benchtime = rounds, benchtime
 	return nil
