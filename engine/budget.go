@@ -89,6 +89,12 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 			rounds, benchtime, est, err, f = r2, bt2, est2, nil, g
 		}
 	}
+	if err != nil && whole > 0 && meas == nil {
+		// The least budget whose nine tenths hold the rounds at the
+		// shortest benchtime, rounded up to 10s.
+		least := (f.shortest()*10/9 + 10*time.Second - 1).Truncate(10 * time.Second)
+		err = fmt.Errorf("%w; --budget %s or more would run it", err, least)
+	}
 	if err != nil && meas != nil {
 		return fmt.Errorf("%w (one cell took %s, most of it its two runs under valgrind)", err, cell.Round(time.Millisecond))
 	}
@@ -124,6 +130,13 @@ type Fit struct {
 	// initial pass is exactly its rounds; a fixed run fills the budget
 	// with up to 50.
 	Rounds int
+}
+
+// shortest is the least time the rounds take: every process at the
+// shortest benchtime, and the profiling pass.
+func (f Fit) shortest() time.Duration {
+	least := cmp.Or(f.Rounds, minRounds)
+	return time.Duration(least)*(time.Duration(f.Cells)*f.Overhead+f.Relink) + f.Profile
 }
 
 // Solve returns the rounds and benchtime that fit, and the estimated time.

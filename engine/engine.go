@@ -255,6 +255,15 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		seq.initial *= lay.per
 	}
 	if opt.Budget > 0 && resume == nil {
+		err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, io.Discard)
+		if err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
+			// A layout a round: every round is an observation of its
+			// own, so the initial pass needs half the rounds, and the
+			// layout column goes without (it needs rounds that share a
+			// layout to tell layout from noise).
+			seq.initial /= minPerLayout
+			fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead\n", seq.initial*minPerLayout, minPerLayout)
+		}
 		if err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, progress); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -301,6 +302,19 @@ func (l *layouts) choosePer(round time.Duration) {
 	l.per = perLayout(l.linked, round)
 }
 
+// relinkEveryRound makes every round take a fresh layout, when the run
+// samples layouts, serves more than one round a layout and is not a shard
+// (whose clusters all shards must agree on): a budget too small for
+// clusters of rounds still samples layouts, each round an observation.
+// It reports whether it changed anything.
+func (l *layouts) relinkEveryRound(shard *Shard) bool {
+	if l == nil || l.per <= 1 || shard != nil || l.cluster != 1 {
+		return false
+	}
+	l.per = 1
+	return true
+}
+
 // perLayout is the number of rounds one layout serves when linking a
 // cluster takes link and a round takes round: the fewest, at least
 // minPerLayout, for which link/per ≤ 0.4·round.
@@ -321,8 +335,8 @@ func (l *layouts) summary() string {
 	if l.links > 0 {
 		avg = l.linked / time.Duration(max(1, l.cluster))
 	}
-	return fmt.Sprintf("link layouts: %d random layouts per build, a fresh one every %d rounds (%d links, %s linking, ≈%s per cluster of links)",
-		l.cluster, l.per, l.links, l.linked.Round(time.Millisecond), avg.Round(time.Millisecond))
+	return fmt.Sprintf("link layouts: %d random layouts per build, a fresh one every %s (%d links, %s linking, ≈%s per cluster of links)",
+		l.cluster, everyRounds(l.per), l.links, l.linked.Round(time.Millisecond), avg.Round(time.Millisecond))
 }
 
 // close removes the relinked binaries.
@@ -380,8 +394,8 @@ func startLayouts(ctx context.Context, opt Options, resume *store.Run, p *plan.P
 		l.choosePer(time.Duration(cells) * cell)
 	}
 	if len(l.bins) > 0 {
-		fmt.Fprintf(progress, "perflab: link layouts: random (-ldflags=-randlayout), a fresh layout for each of %d builds every %d rounds; linking them took %s\n",
-			len(l.bins), l.per, l.linked.Round(time.Millisecond))
+		fmt.Fprintf(progress, "perflab: link layouts: random (-ldflags=-randlayout), a fresh layout for each of %d builds every %s; linking them took %s\n",
+			len(l.bins), everyRounds(l.per), l.linked.Round(time.Millisecond))
 	}
 	return l, nil
 }
@@ -398,4 +412,12 @@ func (l *layouts) record(ctx context.Context, db *store.DB, runID int64) error {
 	}
 	fmt.Fprintf(l.progress, "perflab: %s\n", l.summary())
 	return db.SetEnv(context.WithoutCancel(ctx), runID, kv)
+}
+
+// everyRounds is "round" or "N rounds".
+func everyRounds(n int) string {
+	if n == 1 {
+		return "round"
+	}
+	return strconv.Itoa(n) + " rounds"
 }

@@ -157,3 +157,30 @@ func TestFixedLayoutLabelsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRelinkEveryRound: a budget too small for clusters of rounds turns
+// a run's layouts into one a round, but never a shard's, which must keep
+// the clusters every shard computes alike, nor a run past its first
+// cluster.
+func TestRelinkEveryRound(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		l       *layouts
+		shard   *Shard
+		changed bool
+	}{
+		{"two a layout", &layouts{per: 2, cluster: 1}, nil, true},
+		{"already one", &layouts{per: 1, cluster: 1}, nil, false},
+		{"a shard", &layouts{per: 2, cluster: 1}, &Shard{K: 1, N: 2}, false},
+		{"fixed layout", nil, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.l.relinkEveryRound(tt.shard); got != tt.changed {
+				t.Fatalf("relinkEveryRound = %v, want %v", got, tt.changed)
+			}
+			if tt.changed && tt.l.per != 1 {
+				t.Errorf("per = %d after the change, want 1", tt.l.per)
+			}
+		})
+	}
+}

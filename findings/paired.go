@@ -193,7 +193,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		res.Rows = append(res.Rows, row)
 		rowMaps = append(rowMaps, [2]map[int]float64{nm, om})
 		res.Rounds = max(res.Rounds, len(analysis.LogRatios(nm, om)))
-		if opt.PerLayout > 1 {
+		if opt.PerLayout > 0 { // layouts were sampled (one a round at 1)
 			if res.Layout == nil {
 				res.Layout = &PairedLayout{PerLayout: opt.PerLayout}
 			}

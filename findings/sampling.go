@@ -28,7 +28,7 @@ type Sampling struct {
 	// sequence take their first look there (claim.LookRule). 0 for a run
 	// of fixed rounds.
 	Initial int
-	// PerLayout, when > 1, is the number of consecutive rounds that
+	// PerLayout, when > 0, is the number of consecutive rounds that
 	// shared one random link layout of every build
 	// (analysis.Options.PerLayout); 0 for a run linked once per build.
 	PerLayout int

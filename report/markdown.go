@@ -49,8 +49,8 @@ func headerOf(f *findings.Run) header {
 		// after it ran the cells still undecided.
 		rounds = fmt.Sprintf("%d rounds stored (an initial pass of %d, then rounds of the undecided cells)", f.RoundsDone, r.RoundsPlanned)
 	}
-	if f.Opt.PerLayout > 1 {
-		rounds += fmt.Sprintf(" · link layouts: a fresh random one every %d rounds", f.Opt.PerLayout)
+	if f.Opt.PerLayout > 0 {
+		rounds += " · link layouts: a fresh random one every " + everyRounds(f.Opt.PerLayout)
 	}
 	if n := f.FollowUp.Rounds; n > 0 && !f.Opt.Anytime {
 		// The tables read the planned rounds; the claims' open checks

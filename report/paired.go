@@ -151,8 +151,19 @@ func layoutWords(l *findings.PairedLayout) string {
 	if l == nil {
 		return "link layout: fixed (each side linked once): the verdicts hold for these two binaries only; --layout random samples layouts so they hold for the source"
 	}
-	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every %d rounds, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts; \"<\" an upper bound where the rounds cannot tell layout from noise)",
-		l.PerLayout, l.Layouts)
+	if l.PerLayout == 1 {
+		return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every round, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" reads \"?\": telling layout from noise needs rounds that share a layout", l.Layouts)
+	}
+	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every %s, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts; \"<\" an upper bound where the rounds cannot tell layout from noise)",
+		everyRounds(l.PerLayout), l.Layouts)
+}
+
+// everyRounds is "round" or "N rounds".
+func everyRounds(n int) string {
+	if n == 1 {
+		return "round"
+	}
+	return fmt.Sprintf("%d rounds", n)
 }
 
 // PairedJSON writes a paired comparison and its gate's rulings (nil: no
