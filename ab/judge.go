@@ -20,9 +20,11 @@ type Judge struct{ DB *store.DB }
 var _ engine.Judge = Judge{}
 
 // Rules asks for a first look when the spec has claim checks that more
-// rounds can decide, and for findings' initial pass of a sequential run.
+// rounds can decide, and for findings' initial pass of a sequential run:
+// long enough for a first interval at the level its many ratios are
+// judged at.
 func (j Judge) Rules(s *spec.Spec) engine.Rules {
-	return engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds}
+	return engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds, InitialFor: findings.InitialRoundsFor}
 }
 
 // Sequential judges a sequential run after a round.

@@ -243,6 +243,9 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		if seq, err = sequentialFor(opt, measure, rules); err != nil {
 			return nil, err
 		}
+		if seq != nil && rules.InitialFor != nil {
+			seq.initial = max(1, rules.InitialFor(cellsPerConfig(p)))
+		}
 	}
 	lay, err := startLayouts(ctx, opt, resume, p, mode, bins, progress)
 	if err != nil {
@@ -923,4 +926,15 @@ func (r *rounds) binsFor(ctx context.Context, round int, order []int) (map[strin
 		}
 	}
 	return bins, nil
+}
+
+// cellsPerConfig is the most cells any one config of the plan runs.
+func cellsPerConfig(p *plan.Plan) int {
+	n := map[string]int{}
+	most := 0
+	for _, c := range p.Cells {
+		n[c.Config]++
+		most = max(most, n[c.Config])
+	}
+	return most
 }

@@ -35,6 +35,11 @@ type Rules struct {
 	// InitialRounds is the initial pass of a sequential run: the fewest
 	// rounds after which its judge can decide anything.
 	InitialRounds int
+	// InitialFor, when set, is the initial pass of a sequential run
+	// whose configs each have the given number of cells (the ratios one
+	// unit compares, which the judge corrects for): it replaces
+	// InitialRounds.
+	InitialFor func(cells int) int
 }
 
 // Status is what a judge decided: one item per check or compared ratio.

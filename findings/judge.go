@@ -31,6 +31,20 @@ import (
 // with an anytime-valid interval.
 const InitialRounds = analysis.AnytimeMinRounds
 
+// InitialRoundsFor is the initial pass of a sequential run that compares
+// up to ratios ratios in a unit: each is judged at 1 − α/ratios, and the
+// confidence sequence gives an interval at that level only after this
+// many observations (more than InitialRounds from 8 ratios up), so a
+// shorter pass could decide none of them.
+func InitialRoundsFor(ratios int) int {
+	opt := sequentialOptions(store.Plan{})
+	if ratios <= 1 {
+		return InitialRounds
+	}
+	c := 1 - (1-opt.Confidence)/float64(ratios)
+	return max(InitialRounds, analysis.AnytimeFirstInterval(c, opt.AnytimeTarget, 1000))
+}
+
 // DecidePrecision: without a precision asked for, a compared ratio of a
 // sequential run is decided when its interval excludes 1 or is no wider
 // than ±1%.

@@ -805,3 +805,34 @@ func TestSequentialItemsOnlySequences(t *testing.T) {
 		})
 	}
 }
+
+// TestInitialRoundsFor: the initial pass for m ratios is the fewest
+// rounds whose confidence sequence, at the level each of m ratios is
+// judged at (1 − α/m), gives an interval: with one round fewer it gives
+// none (above InitialRounds), so no shorter pass could decide a row.
+func TestInitialRoundsFor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 1))
+	opt := sequentialOptions(store.Plan{})
+	prev := 0
+	for _, m := range []int{1, 2, 8, 20, 39, 122} {
+		n := InitialRoundsFor(m)
+		if n < prev {
+			t.Errorf("InitialRoundsFor(%d) = %d, fewer than for fewer ratios (%d)", m, n, prev)
+		}
+		prev = n
+		o := opt
+		o.Confidence = 1 - (1-opt.Confidence)/float64(m)
+		logs := make([]float64, n)
+		for i := range logs {
+			logs[i] = 0.03 * rng.NormFloat64()
+		}
+		if r := o.PairedLogs(logs); !r.HasInterval() {
+			t.Errorf("m=%d: %d rounds give no interval at %.5f", m, n, o.Confidence)
+		}
+		if n > InitialRounds {
+			if r := o.PairedLogs(logs[:n-1]); r.HasInterval() {
+				t.Errorf("m=%d: %d rounds already give an interval; the pass of %d is longer than it needs", m, n-1, n)
+			}
+		}
+	}
+}
