@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/ab"
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/internal/workmod"
@@ -93,7 +94,7 @@ func TestABDetectsSlowdown(t *testing.T) {
 	defer d.Close()
 	ctx := context.Background()
 	run, err := d.LatestRun(ctx)
-	if err != nil || run.Status != "complete" || run.Experiment != "ab-"+sanitizeName(filepath.Base(repo)) {
+	if err != nil || run.Status != "complete" || run.Experiment != "ab-"+ab.Name(repo, ".") {
 		t.Fatalf("stored run = %+v, %v", run, err)
 	}
 	env, _ := d.Env(ctx, run.ID)

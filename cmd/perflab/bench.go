@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflab/perflab/ab"
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/discover"
 	"github.com/perflab/perflab/driver/gotest"
@@ -222,7 +223,7 @@ func benchSpec(ctx context.Context, f *benchFlags, pkgs []string, stderr io.Writ
 	}
 	name := f.name
 	if name == "" {
-		name = sanitizeName(filepath.Base(filepath.Join(dir, pkg)))
+		name = ab.Name(dir, pkg)
 	}
 	cpu, _ := parseCPU(f.cpu)
 	in := discover.SpecInput{Name: name, Package: pkg, Benches: benches, Configs: configs,
@@ -280,22 +281,6 @@ func benchSpec(ctx context.Context, f *benchFlags, pkgs []string, stderr io.Writ
 	}
 	fmt.Fprintf(stderr, "perflab: %d benchmarks × %d configs\n", len(benches), len(s.Configs))
 	return s, benches, render, nil
-}
-
-func sanitizeName(s string) string {
-	out := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r + ('a' - 'A')
-		}
-		return '-'
-	}, s)
-	if out == "" || out == "." || out == "-" {
-		return "bench"
-	}
-	return out
 }
 
 // parseCPU parses a -test.cpu style list.

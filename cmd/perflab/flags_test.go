@@ -49,11 +49,3 @@ func FuzzParseCPU(f *testing.F) {
 		}
 	})
 }
-
-func TestSanitizeName(t *testing.T) {
-	for in, want := range map[string]string{"sum": "sum", "My Pkg": "my-pkg", ".": "bench", "": "bench", "a/b": "a-b"} {
-		if got := sanitizeName(in); got != want {
-			t.Errorf("sanitizeName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
