@@ -112,7 +112,7 @@ func init() {
 		}
 		if f.saveSpec != "" {
 			if render == nil {
-				return fmt.Errorf("--save-spec: a spec names one package, and %s are %d; run bench once per package to save specs", strings.Join(pkgs, " "), len(packagesIn(benches)))
+				return fmt.Errorf("--save-spec: a spec names one package, and the benchmarks of %s are in %d; run bench once per package to save specs", strings.Join(pkgs, " "), len(packagesIn(benches)))
 			}
 			text, err := render(f.saveSpec)
 			if err != nil {
@@ -233,9 +233,6 @@ func benchSpec(ctx context.Context, f *benchFlags, pkgs []string, stderr io.Writ
 		return nil, nil, nil, err
 	}
 	render = func(path string) ([]byte, error) {
-		if len(pkgs) > 1 {
-			return nil, errors.New("a spec names one package")
-		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return nil, err
@@ -251,6 +248,9 @@ func benchSpec(ctx context.Context, f *benchFlags, pkgs []string, stderr io.Writ
 		}
 		t, err := discover.SpecText(in)
 		return []byte(t), err
+	}
+	if len(pkgs) > 1 {
+		render = nil // a spec names one package
 	}
 	// The spec lives (virtually) in the module directory, so its package
 	// resolves there, now and when the run is resumed.

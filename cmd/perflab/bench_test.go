@@ -117,6 +117,67 @@ func TestBenchOnThrowawayModule(t *testing.T) {
 	}
 }
 
+// TestBenchPackages: "./..." runs the benchmarks of every package that
+// has some as one run, each result labelled with its package, and names
+// the packages without any; --save-spec, whose spec names one package,
+// refuses.
+func TestBenchPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	mod := throwaway(t)
+	other := strings.ReplaceAll(strings.ReplaceAll(readFile(t, filepath.Join(mod, "sum", "sum_test.go")), "package sum", "package other"), "BenchmarkSum", "BenchmarkOther")
+	for name, text := range map[string]string{"other/other_test.go": other, "plain/plain.go": "package plain\n"} {
+		p := filepath.Join(mod, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "perflab.db")
+	args := []string{"bench", "-C", mod, "./...", "-bench", ".", "--rounds", "2", "--benchtime", "100x",
+		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile"}
+	out, stderr, code := perflab(t, args...)
+	if code != 0 {
+		t.Fatalf("bench ./... exited %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "8 benchmarks in 2 packages") {
+		t.Errorf("progress does not count the packages:\n%s", stderr)
+	}
+	d, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	results, err := d.Results(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range results {
+		seen[r.GetConfig("package")+" "+strings.SplitN(string(r.Name), "/", 2)[0]]++
+	}
+	if seen["./other Other"] != 8 || seen["./sum Sum"] != 8 || len(seen) != 2 {
+		t.Errorf("results by package and benchmark = %v; want 8 of ./sum's and 8 of ./other's", seen)
+	}
+	_, stderr, code = perflab(t, append(args, "--save-spec", filepath.Join(tmp, "s.toml"))...)
+	if code == 0 || !strings.Contains(stderr, "a spec names one package") {
+		t.Errorf("--save-spec over two packages: exit %d\n%s", code, stderr)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 func TestInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
