@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
 )
@@ -53,19 +54,41 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 	f := Fit{Budget: opt.Budget, Whole: whole, Cells: cells, Cell: cell, Benchtime: mode.Benchtime, Relink: lay.perRound(),
 		Sequential: seq > 0 && meas == nil, Bench: bench, Rounds: seq}
 	// What a process costs beyond its benchmark's timed loops: start-up,
-	// the benchmark's own set-up and exit, timed by running the probe
-	// cell once more at one iteration. The rest of the probe is the
-	// benchmark with go test's ramp-up to the benchtime, which a shorter
-	// benchtime shortens too.
+	// the benchmark's own set-up (run once for each repetition, and for
+	// go test's first one-iteration run of each) and exit, timed by
+	// running cells at one iteration as a later process runs them, with
+	// its repetitions. Set-up differs from benchmark to benchmark, so up
+	// to five cells spread over the plan are timed and their mean is
+	// taken. The rest of the probe is the benchmark with go test's
+	// ramp-up to the benchtime, which a shorter benchtime shortens too.
 	f.Overhead = max(5*time.Millisecond, cell-bench)
 	if meas == nil && bench > 0 {
-		one := &rounds{opt: opt, mode: *mode, timeout: timeout}
-		one.mode.Benchtime = "1x"
-		ostart := time.Now()
-		if _, err := one.runCell(ctx, bins[slot(probe)], probe, 0); err == nil {
-			f.Overhead = min(cell, max(time.Millisecond, time.Since(ostart)))
-		} else if ctx.Err() != nil {
-			return ctx.Err()
+		count := 1
+		if seq > 0 && opt.Repeat != nil && opt.Unit != UnitCPU {
+			count = repeats
+		}
+		var sum time.Duration
+		n := 0
+		for _, c := range spread(p.Cells, bins, 5) {
+			re, err := gotest.BenchRegex(c.Bench, c.Levels)
+			if err != nil {
+				continue
+			}
+			config, _ := splitSlot(slot(c))
+			ostart := time.Now()
+			_, err = gotest.Run(ctx, gotest.Invocation{Binary: bins[slot(c)], Dir: opt.packageDirOf(slot(c)), Bench: re, Benchtime: "1x", Count: count,
+				CPU: mode.CPU, Env: configNamed(opt.Spec, config).ExecEnv(), Timeout: timeout})
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err == nil {
+				sum += time.Since(ostart)
+				n++
+			}
+		}
+		if n > 0 {
+			f.Overhead = max(time.Millisecond, sum/time.Duration(n))
+			f.Cell = max(f.Cell, f.Overhead+bench)
 		}
 	}
 	if bench == 0 { // an iteration count: the probe's time is all we know
@@ -206,4 +229,22 @@ func scaleBenchtime(bt string, f float64) string {
 		d = time.Second
 	}
 	return max(time.Millisecond, time.Duration(float64(d)*f)).Round(time.Millisecond).String()
+}
+
+// spread picks up to n cells with a binary, spread evenly over cells.
+func spread(cells []plan.Cell, bins map[string]string, n int) []plan.Cell {
+	var with []plan.Cell
+	for _, c := range cells {
+		if _, ok := bins[slot(c)]; ok {
+			with = append(with, c)
+		}
+	}
+	if len(with) <= n {
+		return with
+	}
+	out := make([]plan.Cell, n)
+	for i := range out {
+		out[i] = with[i*(len(with)-1)/(n-1)]
+	}
+	return out
 }
