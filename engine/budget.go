@@ -96,7 +96,9 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 	}
 	if !opt.NoProfile && mode.Profile != "off" {
 		pb := benchDuration(mode.ProfileBenchtime) * time.Duration(ncpu)
-		f.Profile = time.Duration(2*cells) * pb
+		// Two passes (profiles, then the trace) of each cell at the
+		// profile's benchtime, with its set-up (as profileReserve).
+		f.Profile = time.Duration(cells) * (2*pb + f.Overhead)
 		if mode.Profile == "cell" {
 			f.Profile += time.Duration(2*cells) * f.Overhead
 		}
