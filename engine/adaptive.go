@@ -402,7 +402,7 @@ func (r *rounds) initialPassSpent(ctx context.Context, round int, start time.Tim
 	}
 	done := round - 1
 	fmt.Fprintf(r.progress, "perflab: the budget of %s is spent after %d of the initial pass's %d rounds (≈%s a round, more than its probe showed): stopping here\n",
-		s.budget, done, r.plan.Rounds, perRound.Round(time.Millisecond))
+		s.budget.Round(time.Second), done, r.plan.Rounds, perRound.Round(time.Millisecond))
 	stop := store.Stop{Round: done, Reason: store.StopBudget, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()}
 	if err := r.opt.DB.SetStop(context.WithoutCancel(ctx), r.runID, stop); err != nil {
 		return true, err

@@ -131,7 +131,7 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 		what = fmt.Sprintf("an initial pass of %d rounds × %d cells at benchtime %s fits %s of it; the rest goes to the rows it leaves undecided", rounds, cells, cmpOr(benchtime, "default"), f.Budget.Round(time.Second))
 	}
 	fmt.Fprintf(progress, "perflab: budget %s: %s (≈%s estimated; a cell's first process ≈ %s, of which %s to start, set up and exit)\n",
-		whole, what, est.Round(time.Second), cell.Round(time.Millisecond), f.Overhead.Round(time.Millisecond))
+		whole.Round(time.Second), what, est.Round(time.Second), cell.Round(time.Millisecond), f.Overhead.Round(time.Millisecond))
 	mode.Rounds, mode.Benchtime = rounds, benchtime
 	return nil
 }
@@ -191,9 +191,9 @@ func (f Fit) Solve() (rounds int, benchtime string, estimate time.Duration, err 
 	scalable := total(least) - time.Duration(least)*f.Relink - time.Duration(least)*cells*f.Overhead
 	if avail <= fixed || scalable <= 0 {
 		need := fixed + f.Profile
-		budget := f.Budget.String()
+		budget := f.Budget.Round(time.Second).String()
 		if f.Whole > f.Budget {
-			budget = fmt.Sprintf("%s (whose initial pass gets half, %s)", f.Whole, f.Budget)
+			budget = fmt.Sprintf("%s (whose initial pass gets half, %s)", f.Whole.Round(time.Second), f.Budget.Round(time.Second))
 		}
 		return 0, "", 0, fmt.Errorf("a budget of %s is too small for %d cells × %d rounds: even the shortest benchtime needs about %s (each process takes ≈%s to start and exit); raise --budget or select fewer benchmarks", budget, f.Cells, least, need.Round(time.Second), f.Overhead.Round(time.Millisecond))
 	}

@@ -83,7 +83,7 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 	reason := map[store.StopReason]string{
 		store.StopDecided:   "every check and comparison is decided",
 		store.StopMaxRounds: fmt.Sprintf("reached --max-rounds %d", d.MaxRounds),
-		store.StopBudget:    fmt.Sprintf("the budget %s is spent", d.Budget),
+		store.StopBudget:    fmt.Sprintf("the budget %s is spent", d.Budget.Round(time.Second)),
 	}[q.Stop.Reason]
 	if reason == "" {
 		reason = string(q.Stop.Reason)
