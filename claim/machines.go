@@ -2,7 +2,6 @@ package claim
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/spec"
@@ -20,22 +19,9 @@ func RatioCells(ch spec.Check, samples []*analysis.Sample) (num, den *analysis.S
 	if den, err = selectOne(samples, unit, ch.Where, ch.Den); err != nil {
 		return nil, nil, "", "", err
 	}
-	label = fmt.Sprintf("%s / %s", short(ch.Num), short(ch.Den))
+	label = fmt.Sprintf("%s / %s", spec.ShortSelector(ch.Num), spec.ShortSelector(ch.Den))
 	if ch.Where != "" {
 		label += " [" + ch.Where + "]"
 	}
 	return num, den, unit, label, nil
-}
-
-// short drops the key names of a selector for display: "variant=syncpool,reuse=25" → "syncpool@25".
-func short(sel string) string {
-	kv, err := spec.ParseSelector(sel)
-	if err != nil || len(kv) == 0 {
-		return sel
-	}
-	var vals []string
-	for _, p := range kv {
-		vals = append(vals, p[1])
-	}
-	return strings.Join(vals, "@")
 }

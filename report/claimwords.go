@@ -141,20 +141,6 @@ func allContext(checks []claim.CheckResult) bool {
 	return true
 }
 
-// shortSel drops the key names of a selector: "variant=syncpool,reuse=25"
-// → "syncpool@25".
-func shortSel(sel string) string {
-	kv, err := spec.ParseSelector(sel)
-	if err != nil || len(kv) == 0 {
-		return sel
-	}
-	var vals []string
-	for _, p := range kv {
-		vals = append(vals, p[1])
-	}
-	return strings.Join(vals, "@")
-}
-
 // cellsLabel names the cells a check reads: "syncpool@25 / plain@25",
 // "(a / b @x) / (… @y)", "pool along reuse", "pool vs plain along
 // reuse", with the selector every cell matches in brackets.
@@ -162,20 +148,20 @@ func cellsLabel(s claim.Subject) string {
 	var l string
 	switch s.Kind {
 	case "ratio":
-		l = shortSel(s.Num) + " / " + shortSel(s.Den)
+		l = spec.ShortSelector(s.Num) + " / " + spec.ShortSelector(s.Den)
 	case "contrast":
-		l = fmt.Sprintf("(%s / %s @%s) / (… @%s)", shortSel(s.Num), shortSel(s.Den), shortSel(s.A), shortSel(s.B))
+		l = fmt.Sprintf("(%s / %s @%s) / (… @%s)", spec.ShortSelector(s.Num), spec.ShortSelector(s.Den), spec.ShortSelector(s.A), spec.ShortSelector(s.B))
 	case "profile":
-		l = shortSel(s.Num)
+		l = spec.ShortSelector(s.Num)
 		if s.Den != "" {
-			l += " − " + shortSel(s.Den)
+			l += " − " + spec.ShortSelector(s.Den)
 		}
 	case "knee":
-		l = shortSel(s.A) + " along " + s.Axis
+		l = spec.ShortSelector(s.A) + " along " + s.Axis
 	case "crossover":
-		l = shortSel(s.A) + " vs " + shortSel(s.B) + " along " + s.Axis
+		l = spec.ShortSelector(s.A) + " vs " + spec.ShortSelector(s.B) + " along " + s.Axis
 	default:
-		l = shortSel(s.Num)
+		l = spec.ShortSelector(s.Num)
 	}
 	if s.Where != "" {
 		l += " [" + s.Where + "]"
@@ -256,7 +242,7 @@ func predicateBody(c claim.CheckResult) string {
 	case "crossover":
 		if p.Shape {
 			return fmt.Sprintf("%s %s: a sign change of %s/%s, significant on both sides (%s, %s across the points, α=%g), with %s better above it, whose crossing interval lies inside [%g, %g]",
-				s.Unit, cellsLabel(s), shortSel(s.A), shortSel(s.B), testName(p.Paired), p.Correction, p.Alpha, shortSel(p.Better), p.Min, p.Max)
+				s.Unit, cellsLabel(s), spec.ShortSelector(s.A), spec.ShortSelector(s.B), testName(p.Paired), p.Correction, p.Alpha, spec.ShortSelector(p.Better), p.Min, p.Max)
 		}
 	}
 	return ""
@@ -335,7 +321,7 @@ func measuredBase(c claim.CheckResult) string {
 		var parts []string
 		for _, x := range m.Crossings {
 			parts = append(parts, fmt.Sprintf("%.3g (between %g and %g; interval [%.3g, %.3g]; %s/%s %s at %g, %s at %g; %s better above)", x.X, x.Lo, x.Hi, x.XLo, x.XHi,
-				shortSel(s.A), shortSel(s.B), pointWords(x.Below), x.Below.X, pointWords(x.Above), x.Above.X, shortSel(x.Better)))
+				spec.ShortSelector(s.A), spec.ShortSelector(s.B), pointWords(x.Below), x.Below.X, pointWords(x.Above), x.Above.X, spec.ShortSelector(x.Better)))
 		}
 		return fmt.Sprintf("%s %s: crossover at %s; %s", u, label, strings.Join(parts, ", "), pairing(m))
 	case claim.NoCrossing:
@@ -346,7 +332,7 @@ func measuredBase(c claim.CheckResult) string {
 			who = "higher"
 		}
 		return fmt.Sprintf("%s %s: no crossover in %g–%g (%s %s at %d of %d points, on both sides of [%g, %g]); %s", u, label, m.From, m.To,
-			shortSel(s.A), who, m.Significant, m.Points, c.Predicate.Min, c.Predicate.Max, pairing(m))
+			spec.ShortSelector(s.A), who, m.Significant, m.Points, c.Predicate.Min, c.Predicate.Max, pairing(m))
 	}
 	return ""
 }
@@ -443,10 +429,10 @@ func reasonBase(c claim.CheckResult) string {
 		return fmt.Sprintf("%s and %s do not form two series along %q with common points", s.A, s.B, s.Axis)
 	case claim.CrossesOtherWay:
 		return fmt.Sprintf("expected %s better above a crossing in [%g, %g]; the series cross the other way there (interval [%.3g, %.3g]): %s is better above it",
-			shortSel(p.Better), p.Min, p.Max, c.Lo, c.Hi, shortSel(w.Better))
+			spec.ShortSelector(p.Better), p.Min, p.Max, c.Lo, c.Hi, spec.ShortSelector(w.Better))
 	case claim.OnlyOtherWay:
 		return fmt.Sprintf("expected %s better above a crossing in [%g, %g]; the only crossings go the other way (%s better above), the nearest at [%.3g, %.3g]",
-			shortSel(p.Better), p.Min, p.Max, shortSel(w.Better), c.Lo, c.Hi)
+			spec.ShortSelector(p.Better), p.Min, p.Max, spec.ShortSelector(w.Better), c.Lo, c.Hi)
 	case claim.CrossingOutside:
 		return fmt.Sprintf("expected a crossover in [%g, %g]; the crossing's interval [%.3g, %.3g] lies outside", p.Min, p.Max, c.Lo, c.Hi)
 	case claim.CrossingOverlaps:

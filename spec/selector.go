@@ -57,3 +57,18 @@ func isSelectorKey(k string) bool {
 func isWordRune(c rune) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
+
+// ShortSelector drops the key names of a selector for display:
+// "variant=syncpool,reuse=25" → "syncpool@25"; a selector it cannot
+// parse is returned as it is.
+func ShortSelector(sel string) string {
+	kv, err := ParseSelector(sel)
+	if err != nil || len(kv) == 0 {
+		return sel
+	}
+	vals := make([]string, len(kv))
+	for i, p := range kv {
+		vals[i] = p[1]
+	}
+	return strings.Join(vals, "@")
+}
