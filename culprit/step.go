@@ -245,6 +245,13 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 	var spent time.Duration
 	for {
 		id, err := s.run(ctx, st, runs, budget, left)
+		var small *engine.BudgetError
+		if len(runs) > 0 && errors.As(err, &small) {
+			// What is left of the budget cannot start another run of
+			// the step: the step ends undecided on the rounds it has.
+			step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
+			return step, report.BisectReason{Cause: report.BisectShareSpent, Spent: spent}, err
+		}
 		if err != nil {
 			return findings.BisectStep{}, none, err
 		}
@@ -351,6 +358,11 @@ type stepJudge struct {
 }
 
 func (j stepJudge) Rules(*spec.Spec) engine.Rules {
+	if len(j.earlier) > 0 {
+		// A step's further run adds to rounds that already give its
+		// interval: one layout's rounds at a time are enough to judge.
+		return engine.Rules{InitialRounds: 1}
+	}
 	return engine.Rules{InitialRounds: findings.InitialRounds}
 }
 

@@ -58,7 +58,7 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 	// go test's first one-iteration run of each) and exit, timed by
 	// running cells at one iteration as a later process runs them, with
 	// its repetitions. Set-up differs from benchmark to benchmark, so up
-	// to five cells spread over the plan are timed and their mean is
+	// to nine cells spread over the plan are timed and their mean is
 	// taken. The rest of the probe is the benchmark with go test's
 	// ramp-up to the benchtime, which a shorter benchtime shortens too.
 	f.Overhead = max(5*time.Millisecond, cell-bench)
@@ -69,7 +69,7 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 		}
 		var sum time.Duration
 		n := 0
-		for _, c := range spread(p.Cells, bins, 5) {
+		for _, c := range spread(p.Cells, bins, 9) {
 			re, err := gotest.BenchRegex(c.Bench, c.Levels)
 			if err != nil {
 				continue
@@ -118,7 +118,7 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 		// The least budget whose nine tenths hold the rounds at the
 		// shortest benchtime, rounded up to 10s.
 		least := (f.shortest()*10/9 + 10*time.Second - 1).Truncate(10 * time.Second)
-		err = fmt.Errorf("%w; --budget %s or more would run it", err, least)
+		err = &BudgetError{fmt.Sprintf("%v; --budget %s or more would run it", err, least)}
 	}
 	if err != nil && meas != nil {
 		return fmt.Errorf("%w (one cell took %s, most of it its two runs under valgrind)", err, cell.Round(time.Millisecond))
@@ -135,6 +135,12 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 	mode.Rounds, mode.Benchtime = rounds, benchtime
 	return nil
 }
+
+// A BudgetError is a budget too small for a run's first rounds even at
+// the shortest benchtime: nothing was run or stored.
+type BudgetError struct{ msg string }
+
+func (e *BudgetError) Error() string { return e.msg }
 
 // Fit is the arithmetic of a time budget.
 type Fit struct {
@@ -195,7 +201,7 @@ func (f Fit) Solve() (rounds int, benchtime string, estimate time.Duration, err 
 		if f.Whole > f.Budget {
 			budget = fmt.Sprintf("%s (whose initial pass gets half, %s)", f.Whole.Round(time.Second), f.Budget.Round(time.Second))
 		}
-		return 0, "", 0, fmt.Errorf("a budget of %s is too small for %d cells × %d rounds: even the shortest benchtime needs about %s (each process takes ≈%s to start and exit); raise --budget or select fewer benchmarks", budget, f.Cells, least, need.Round(time.Second), f.Overhead.Round(time.Millisecond))
+		return 0, "", 0, &BudgetError{fmt.Sprintf("a budget of %s is too small for %d cells × %d rounds: even the shortest benchtime needs about %s (each process takes ≈%s to start, set up and exit); raise --budget or select fewer benchmarks", budget, f.Cells, least, need.Round(time.Second), f.Overhead.Round(time.Millisecond))}
 	}
 	scale := float64(avail-fixed) / float64(scalable)
 	bt := scaleBenchtime(f.Benchtime, scale)
