@@ -258,7 +258,13 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		seq.initial *= lay.per
 	}
 	if opt.Budget > 0 && resume == nil {
-		err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, io.Discard)
+		// Trials, on a copy of the mode, of what the budget can hold:
+		// each probes the machine again, and only the last fit counts.
+		try := func() error {
+			m := mode
+			return fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &m, timeout, bins, meas, lay, io.Discard)
+		}
+		err := try()
 		if err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
 			// A layout a round: every round is an observation of its
 			// own, so the initial pass needs half the rounds, and the
@@ -266,6 +272,16 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			// layout to tell layout from noise).
 			seq.initial /= minPerLayout
 			fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead\n", seq.initial*minPerLayout, minPerLayout)
+		}
+		if err != nil && seq != nil && opt.Repeat != nil && seq.unit != UnitCPU {
+			if err = try(); err != nil {
+				// Each repetition runs the benchmark's set-up again
+				// (and go test's one-iteration run before it): where
+				// set-up dominates, one repetition a process is what
+				// the budget can hold.
+				opt.Repeat = nil
+				fmt.Fprintf(progress, "perflab: the budget does not fit %d repetitions a process (each runs the benchmark's set-up again); each process times one\n", repeats)
+			}
 		}
 		if err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, progress); err != nil {
 			return nil, err
