@@ -33,6 +33,7 @@ func listSides(ctx context.Context, sides []*Side, pkgs []string, regex, binCach
 			continue
 		}
 		built := true
+		var without []string
 		for _, pkg := range list {
 			// where names the package in a line about several.
 			where := ""
@@ -62,9 +63,17 @@ func listSides(ctx context.Context, sides []*Side, pkgs []string, regex, binCach
 			case errors.As(err, &be):
 				fmt.Fprintf(progress, "perflab ab: %s (%s) does not build:\n%s\n", sd.Name, sd.Label(), indentText(err.Error()))
 				built = false
+			case err != nil && multi && !errors.As(err, new(*discover.SkippedError)) &&
+				(strings.Contains(err.Error(), "no benchmark") || strings.Contains(err.Error(), "matches no benchmark")):
+				// A package with no benchmark the selection matches,
+				// among several: counted below, in one line.
+				without = append(without, pkg)
 			case err != nil:
 				fmt.Fprintf(progress, "perflab ab: %s: %s%v\n", sd.Name, where, err)
 			}
+		}
+		if len(without) > 0 {
+			fmt.Fprintf(progress, "perflab ab: %s: %d of %d packages have no benchmark matching %q to run: %s\n", sd.Name, len(without), len(list), regex, strings.Join(without, ", "))
 		}
 		if !built {
 			failed = append(failed, sd.Name)
