@@ -151,7 +151,7 @@ func TestRunPackages(t *testing.T) {
 	for _, b := range res.Benchmarks {
 		full = append(full, b.FullName())
 	}
-	if !slices.Equal(full, []string{". BenchmarkWork", "./sub BenchmarkSub"}) {
+	if !slices.Equal(full, []string{"BenchmarkWork (.)", "BenchmarkSub (./sub)"}) {
 		t.Errorf("benchmarks %q, want each package's", full)
 	}
 	verdicts := map[string]findings.Change{}
@@ -162,7 +162,7 @@ func TestRunPackages(t *testing.T) {
 	}
 	// BenchmarkSub's code did not change; its verdict is left to the
 	// noise of ten rounds.
-	if _, ok := verdicts["./sub BenchmarkSub"]; verdicts[". BenchmarkWork"] != findings.Slower || !ok || len(verdicts) != 2 {
+	if _, ok := verdicts["BenchmarkSub (./sub)"]; verdicts["BenchmarkWork (.)"] != findings.Slower || !ok || len(verdicts) != 2 {
 		t.Errorf("sec/op verdicts %v; want BenchmarkWork slower, and a row of BenchmarkSub", verdicts)
 	}
 }

@@ -31,10 +31,11 @@ type Bench struct {
 // Name is the full benchmark path, e.g. BenchmarkEncode/size=64/codec=json.
 func (b Bench) Name() string { return strings.Join(append([]string{b.Func}, b.Levels...), "/") }
 
-// FullName is Name after the package, when the benchmark names one.
+// FullName is Name followed by the package, when the benchmark names
+// one: "BenchmarkX (./codec)".
 func (b Bench) FullName() string {
 	if b.Package != "" {
-		return b.Package + " " + b.Name()
+		return b.Name() + " (" + b.Package + ")"
 	}
 	return b.Name()
 }

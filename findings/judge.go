@@ -545,11 +545,6 @@ func sequentialOf(in *Input) (*Sequential, error) {
 		Items: items, Fixed: fixed, Initial: in.Run.Plan.Rounds}, nil
 }
 
-// cellName is a cell's benchmark name, after its package when it names
-// one (a run over several packages).
-func cellName(c plan.Cell) string {
-	if c.Package != "" {
-		return c.Package + " " + c.Name()
-	}
-	return c.Name()
-}
+// cellName is a cell's benchmark name, followed by its package when it
+// names one (a run over several packages).
+func cellName(c plan.Cell) string { return qualified(c.Package, c.Name()) }

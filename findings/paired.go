@@ -307,16 +307,17 @@ func (r *PairedResult) Gate() []compare.Row {
 	return out
 }
 
-// FullName is the row's benchmark name after its package, when it has
-// one: the name the gate reads it by.
+// FullName is the row's benchmark name followed by its package, when it
+// has one: the name the gate reads it by.
 func (p PairedRow) FullName() string { return qualified(p.Package, p.Name) }
 
-// qualified is a benchmark's name after its package, when it has one.
+// qualified is a benchmark's name followed by its package, when it has
+// one: "BenchmarkX (./codec)".
 func qualified(pkg, name string) string {
 	if pkg == "" {
 		return name
 	}
-	return pkg + " " + name
+	return name + " (" + pkg + ")"
 }
 
 // rowsGeomean is the geometric mean of the ratios of rows idx that have

@@ -344,8 +344,8 @@ func TestPairedPackages(t *testing.T) {
 		}
 	}
 	gate := res.Gate()
-	if gate[0].Name != "./a BenchmarkX" || gate[1].Name != "./b BenchmarkX" {
-		t.Errorf("gate rows named %q, %q; want the package before each name", gate[0].Name, gate[1].Name)
+	if gate[0].Name != "BenchmarkX (./a)" || gate[1].Name != "BenchmarkX (./b)" {
+		t.Errorf("gate rows named %q, %q; want each name with its package", gate[0].Name, gate[1].Name)
 	}
 	g, ok := res.GeomeanFor("sec/op")
 	if !ok || g.N != 2 || math.Abs(g.OfRows-math.Sqrt(res.Rows[0].Ratio.Ratio*res.Rows[1].Ratio.Ratio)) > 1e-12 {

@@ -33,11 +33,11 @@ func (c Cell) Name() string {
 	return strings.Join(append([]string{c.Bench}, c.Levels...), "/")
 }
 
-// String is the cell's name and configuration, after its package when it
-// names one.
+// String is the cell's name, its package when it names one, and its
+// configuration.
 func (c Cell) String() string {
 	if c.Package != "" {
-		return c.Package + " " + c.Name() + " @" + c.Config
+		return c.Name() + " (" + c.Package + ") @" + c.Config
 	}
 	return c.Name() + " @" + c.Config
 }
