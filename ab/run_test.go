@@ -157,7 +157,7 @@ func TestRunPackages(t *testing.T) {
 	verdicts := map[string]findings.Change{}
 	for _, r := range res.Paired.Rows {
 		if r.Unit == "sec/op" {
-			verdicts[r.Package+" "+strings.TrimRight(r.Name, "-0123456789")] = r.Verdict
+			verdicts[strings.TrimRight(r.Name, "-0123456789")+" ("+r.Package+")"] = r.Verdict
 		}
 	}
 	// BenchmarkSub's code did not change; its verdict is left to the
