@@ -99,6 +99,7 @@ type abFlags struct {
 	configs  multiFlag
 	markdown string
 	asJSON   bool
+	profile  bool
 }
 
 func (f *abFlags) declare(fs *flag.FlagSet) {
@@ -111,6 +112,7 @@ func (f *abFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,4")
 	fs.Var(&f.configs, "config", "`NAME:KEY=VAL,...` settings of one side (GOEXPERIMENT, GOGC, GODEBUG, PGO, …); give two: OLD's, then NEW's")
 	f.engineFlags(fs)
+	fs.BoolVar(&f.profile, "profile", false, "also profile both sides after the rounds (CPU, heap, mutex and block profiles and a trace); off by default, so the budget goes to the rounds")
 	f.gateFlags.declare(fs)
 	fs.StringVar(&f.markdown, "markdown", "", "also write a Markdown summary to `file` (a PR comment, $GITHUB_STEP_SUMMARY)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison and the gate's rulings (failures, undecided rows) as JSON instead of the table")
@@ -182,7 +184,7 @@ func (f *abFlags) options(oldArg, newArg string, pkgs []string, progress io.Writ
 	return ab.Options{
 		Dir: f.dir, Old: oldArg, New: newArg, Packages: pkgs, Bench: f.regex, Configs: configs,
 		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget, Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds,
-		Unit: f.seq.unit, Layout: f.seq.layout, Measure: f.measure, NoProfile: f.noProfile, Seed: f.seed, Verbose: f.verbose,
+		Unit: f.seq.unit, Layout: f.seq.layout, Measure: f.measure, NoProfile: f.noProfile || !f.profile, Seed: f.seed, Verbose: f.verbose,
 		Alpha: f.alpha, Rules: rules, CacheDir: f.cache, ArtifactDir: f.out, Progress: progress,
 	}, nil
 }

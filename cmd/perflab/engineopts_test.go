@@ -89,6 +89,22 @@ func TestABOptionsCarryEveryFlag(t *testing.T) {
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("options\n%+v\nwant\n%+v", got, want)
 	}
+	// ab profiles only when asked: the budget goes to the rounds.
+	for _, tt := range []struct {
+		args      []string
+		noProfile bool
+	}{{nil, true}, {[]string{"--profile"}, false}, {[]string{"--profile", "--no-profile"}, true}} {
+		var f abFlags
+		fs := flag.NewFlagSet("ab", flag.ContinueOnError)
+		f.declare(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.options("HEAD~1", "", []string{"."}, &progress)
+		if err != nil || got.NoProfile != tt.noProfile {
+			t.Errorf("ab %q: NoProfile = %v (%v), want %v", tt.args, got.NoProfile, err, tt.noProfile)
+		}
+	}
 }
 
 // TestSequentialSummaryInReport samples a throwaway module's benchmarks
