@@ -581,8 +581,14 @@ func (s *sequential) warnNoise(w io.Writer, st Status, openCells int, remaining 
 		worst = max(worst, it.More)
 	}
 	if need := time.Duration(worst) * roundCost(openCells); need > remaining && worst > 0 {
-		fmt.Fprintf(w, "perflab: warning: the noise is too high to decide every check within the budget: the slowest needs ≈%d more rounds (≈%s), %s remain\n",
-			worst, need.Round(time.Second), remaining.Round(time.Second))
+		slowest := fmt.Sprintf("the slowest needs ≈%d more rounds (≈%s)", worst, need.Round(time.Second))
+		if need > 100*remaining {
+			// An estimate this far beyond the budget is not advice:
+			// such a row is one no budget here decides.
+			slowest = fmt.Sprintf("the slowest needs more than a hundred times what remains (≈%d more rounds), so no budget here decides it", worst)
+		}
+		fmt.Fprintf(w, "perflab: warning: the noise is too high to decide every check within the budget: %s; %s remain\n",
+			slowest, remaining.Round(time.Second))
 		if s.unit == UnitSec {
 			fmt.Fprintf(w, "perflab: on a machine shared with other jobs, --unit %s (CPU time, which preemption does not inflate) is often more precise than wall time\n", UnitCPU)
 		}
