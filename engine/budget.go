@@ -26,8 +26,7 @@ const (
 // the run ends within opt.Budget. It times one cell to
 // learn what a cell costs on this machine, and says what it chose before the
 // run starts.
-func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, meas *measurer, lay *layouts, progress io.Writer) error {
-	start := time.Now()
+func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p *plan.Plan, mode *spec.Mode, timeout time.Duration, bins map[string]string, meas *measurer, lay *layouts, probed *budgetProbe, progress io.Writer) error {
 	var probe plan.Cell
 	cells := 0
 	for _, c := range p.Cells {
@@ -41,14 +40,18 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 	if cells == 0 {
 		return nil
 	}
-	r := &rounds{opt: opt, mode: *mode, timeout: timeout, meas: meas}
-	if _, err := r.runCell(ctx, bins[slot(probe)], probe, 0); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("timing one cell to fit the budget: %w", err)
-	} else if ctx.Err() != nil {
-		return ctx.Err()
+	if probed.cell == 0 {
+		start := time.Now()
+		r := &rounds{opt: opt, mode: *mode, timeout: timeout, meas: meas}
+		if _, err := r.runCell(ctx, bins[slot(probe)], probe, 0); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("timing one cell to fit the budget: %w", err)
+		} else if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		probed.cell = time.Since(start)
+		_ = meas.drain() // a failure of the probe's instructions shows again in round 1
 	}
-	cell := time.Since(start)
-	_ = meas.drain() // a failure of the probe's instructions shows again in round 1
+	cell := probed.cell
 	ncpu := max(1, len(mode.CPU))
 	bench := benchDuration(mode.Benchtime) * time.Duration(ncpu)
 	f := Fit{Budget: opt.Budget, Whole: whole, Cells: cells, Cell: cell, Benchtime: mode.Benchtime, Relink: lay.perRound(),
@@ -67,9 +70,18 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 		if seq > 0 && opt.Repeat != nil && opt.Unit != UnitCPU {
 			count = repeats
 		}
-		var sum time.Duration
+		if probed.fixed == nil {
+			probed.fixed = map[int]time.Duration{}
+		}
+		sum, ok := probed.fixed[count]
 		n := 0
+		if ok {
+			n = 1 // timed by an earlier fit of this run
+		}
 		for _, c := range spread(p.Cells, bins, 9) {
+			if ok {
+				break
+			}
 			re, err := gotest.BenchRegex(c.Bench, c.Levels)
 			if err != nil {
 				continue
@@ -88,6 +100,7 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 		}
 		if n > 0 {
 			f.Overhead = max(time.Millisecond, sum/time.Duration(n))
+			probed.fixed[count] = f.Overhead
 			f.Cell = max(f.Cell, f.Overhead+bench)
 		}
 	}
@@ -134,6 +147,14 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 		whole.Round(time.Second), what, est.Round(time.Second), cell.Round(time.Millisecond), f.Overhead.Round(time.Millisecond))
 	mode.Rounds, mode.Benchtime = rounds, benchtime
 	return nil
+}
+
+// budgetProbe holds what fitting a run's budget timed on this machine, so
+// that fitting it again with other rounds, layouts or repetitions does
+// not run the probes again.
+type budgetProbe struct {
+	cell  time.Duration         // the probe cell's first process at the benchtime; 0 until timed
+	fixed map[int]time.Duration // a process's fixed cost by its repetitions
 }
 
 // A BudgetError is a budget too small for a run's first rounds even at

@@ -260,9 +260,10 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if opt.Budget > 0 && resume == nil {
 		// Trials, on a copy of the mode, of what the budget can hold:
 		// each probes the machine again, and only the last fit counts.
+		var probed budgetProbe
 		try := func() error {
 			m := mode
-			return fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &m, timeout, bins, meas, lay, io.Discard)
+			return fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &m, timeout, bins, meas, lay, &probed, io.Discard)
 		}
 		err := try()
 		if err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
@@ -283,7 +284,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 				fmt.Fprintf(progress, "perflab: the budget does not fit %d repetitions a process (each runs the benchmark's set-up again); each process times one\n", repeats)
 			}
 		}
-		if err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, progress); err != nil {
+		if err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, &probed, progress); err != nil {
 			return nil, err
 		}
 		p.Rounds = mode.Rounds
