@@ -63,8 +63,7 @@ func listSides(ctx context.Context, sides []*Side, pkgs []string, regex, binCach
 			case errors.As(err, &be):
 				fmt.Fprintf(progress, "perflab ab: %s (%s) does not build:\n%s\n", sd.Name, sd.Label(), indentText(err.Error()))
 				built = false
-			case err != nil && multi && !errors.As(err, new(*discover.SkippedError)) &&
-				(strings.Contains(err.Error(), "no benchmark") || strings.Contains(err.Error(), "matches no benchmark")):
+			case err != nil && multi && errors.As(err, new(*discover.NoMatchError)):
 				// A package with no benchmark the selection matches,
 				// among several: counted below, in one line.
 				without = append(without, pkg)

@@ -117,10 +117,17 @@ func Scan(ctx context.Context, binary, dir, regex string) (*Listing, error) {
 		if e := noMatch(ctx, binary, dir, regex); e != nil {
 			return nil, e
 		}
-		return nil, fmt.Errorf("no benchmarks match %q", regex)
+		return nil, &NoMatchError{fmt.Sprintf("no benchmarks match %q", regex)}
 	}
 	return out, nil
 }
+
+// A NoMatchError is a package none of whose benchmarks the selection
+// matches (or which has none): nothing to run there, as against a
+// package whose benchmarks failed to list.
+type NoMatchError struct{ msg string }
+
+func (e *NoMatchError) Error() string { return e.msg }
 
 // noMatch returns an error naming the package's benchmarks when no
 // top-level benchmark matches the first element of regex, and nil otherwise.
@@ -140,12 +147,12 @@ func noMatch(ctx context.Context, binary, dir, regex string) error {
 		}
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("-bench %q: the package has no benchmarks", regex)
+		return &NoMatchError{fmt.Sprintf("-bench %q: the package has no benchmarks", regex)}
 	}
 	if len(names) > 12 {
 		names = append(names[:12], fmt.Sprintf("… (%d in all)", len(names)))
 	}
-	return fmt.Errorf("-bench %q matches no benchmark; the package has: %s", regex, strings.Join(names, ", "))
+	return &NoMatchError{fmt.Sprintf("-bench %q matches no benchmark; the package has: %s", regex, strings.Join(names, ", "))}
 }
 
 // Cells returns one cell per benchmark per config.

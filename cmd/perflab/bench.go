@@ -194,11 +194,15 @@ func benchSpec(ctx context.Context, f *benchFlags, pkgs []string, stderr io.Writ
 	var without []string
 	for _, p := range pkgs {
 		l, err := listPackage(ctx, f, dir, p, multi, stderr)
-		var none *listError
 		switch {
-		case err != nil && multi && errors.As(err, &none):
+		case err != nil && multi && errors.As(err, new(*discover.NoMatchError)):
 			// Another package may hold the selection's benchmarks.
 			without = append(without, p)
+			continue
+		case err != nil && multi && errors.As(err, new(*discover.SkippedError)):
+			// Every benchmark it selects skipped itself: said why, and
+			// the other packages run.
+			fmt.Fprintf(stderr, "perflab: %v\n", err)
 			continue
 		case err != nil:
 			return nil, nil, nil, err
@@ -329,7 +333,8 @@ func afterRun(ctx context.Context, db *store.DB, res *engine.Result, err error, 
 // listPackage builds one package's test binary and lists its benchmarks
 // matching -bench, printing those that skipped themselves (after the
 // package's name when multi says there are several). A package that
-// builds but offers no benchmark to run fails with a *listError.
+// builds but has no benchmark the selection matches fails with a
+// *discover.NoMatchError.
 func listPackage(ctx context.Context, f *benchFlags, dir, pkg string, multi bool, stderr io.Writer) ([]discover.Bench, error) {
 	fmt.Fprintf(stderr, "perflab: listing benchmarks of %s matching %q\n", pkg, f.regex)
 	bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: dir, Package: pkg, CacheDir: filepath.Join(f.cache, "bin")})
@@ -341,7 +346,7 @@ func listPackage(ctx context.Context, f *benchFlags, dir, pkg string, multi bool
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &listError{err}
+		return nil, fmt.Errorf("package %s: %w", pkg, err)
 	}
 	prefix := ""
 	if multi {
@@ -352,13 +357,6 @@ func listPackage(ctx context.Context, f *benchFlags, dir, pkg string, multi bool
 	}
 	return listing.Benches, nil
 }
-
-// listError is a package whose benchmarks could not be listed, or none of
-// which ran.
-type listError struct{ err error }
-
-func (e *listError) Error() string { return e.err.Error() }
-func (e *listError) Unwrap() error { return e.err }
 
 // packagesIn lists the packages benchmarks name.
 func packagesIn(benches []discover.Bench) []string {
