@@ -252,7 +252,7 @@ func (p *Pair) engineOptions(db *store.DB) engine.Options {
 		NoProfile: o.NoProfile, Verbose: o.Verbose, Precision: o.Precision, MaxRounds: o.MaxRounds, Unit: unit, Layout: o.Layout,
 		Cells: discover.Cells(p.Benchmarks, []string{Old, New}), GateRatios: limits,
 		Sources: map[string]string{Old: p.Old.Source.ModDir, New: p.New.Source.ModDir},
-		Judge:   Judge{DB: db}, Repeat: analysis.RepeatEstimate,
+		Judge:   Judge{DB: db}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
 	}
 }
 

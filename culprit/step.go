@@ -333,7 +333,7 @@ func (s *stepper) run(ctx context.Context, st bisect.Step, earlier []int64, budg
 	res, err := engine.Run(ctx, engine.Options{
 		Spec: sp, Mode: "quick", DB: s.db, ArtifactDir: s.opt.ArtifactDir, CacheDir: filepath.Join(s.opt.CacheDir, "bin"), Progress: s.opt.Progress,
 		Seed: seed, Rounds: findings.InitialRounds, Benchtime: s.opt.Benchtime, CPU: s.opt.CPU, Budget: budget, Measure: s.opt.Measure,
-		NoProfile: true, Verbose: s.opt.Verbose, Layout: s.opt.Layout, Repeat: analysis.RepeatEstimate,
+		NoProfile: true, Verbose: s.opt.Verbose, Layout: s.opt.Layout, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
 		Cells: discover.Cells(s.set, names), Sources: sources, Sequential: true, MaxRounds: maxRounds, Unit: s.rule.Unit,
 		Judge: stepJudge{s: s, step: st, earlier: earlier},
 		Env: []store.KV{{Key: findings.BisectKey, Value: s.id}, {Key: findings.BisectStepKey, Value: strconv.Itoa(st.Number)},

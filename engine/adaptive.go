@@ -98,6 +98,8 @@ type sequential struct {
 	// cell shorter repetitions than the others' until a faster run
 	// corrects it.
 	fastest map[string]float64
+	// alloc is the repetitions each cell's processes run (alloc.go).
+	alloc *allocation
 }
 
 // sequentialFor returns the sequential state of a run, or nil for a run of
@@ -116,7 +118,7 @@ func sequentialFor(opt Options, measure spec.Measure, rules Rules) (*sequential,
 	s := &sequential{
 		unit: cmpOr(opt.Unit, defaultUnit(measure)), unitChosen: opt.Unit != "", precision: opt.Precision, limits: opt.GateRatios, maxRounds: opt.MaxRounds,
 		budget: opt.Budget, start: time.Now(), initial: max(1, rules.InitialRounds),
-		iters: map[string]int{}, cpuInside: map[string]bool{}, fastest: map[string]float64{},
+		iters: map[string]int{}, cpuInside: map[string]bool{}, fastest: map[string]float64{}, alloc: newAllocation(),
 	}
 	if s.maxRounds <= 0 {
 		s.maxRounds = defaultSeqMaxRounds
@@ -317,7 +319,7 @@ func (e efficiency) String() string {
 // the unit is read inside the process (cputime.go) or, from a binary
 // without the CPU timer, is the process's CPU time less a baseline
 // process's (baselineOf).
-func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation) ([]*benchfmt.Result, error) {
+func (r *rounds) exec(ctx context.Context, cell plan.Cell, round int, inv gotest.Invocation) ([]*benchfmt.Result, error) {
 	s := r.seq
 	key := cell.String()
 	var usage, base gotest.Usage
@@ -325,15 +327,18 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 	baseline := false
 	if s != nil && s.iters[key] > 0 {
 		fixed = s.iters[key]
+		per := fixed
 		switch {
 		case s.unit != UnitCPU:
-			k = r.repeatsFor(fixed)
+			if r.repeatsFor(fixed) > 1 {
+				per, k = fixed/repeats, s.alloc.repeatsOf(key)
+			}
 		case !s.cpuInside[key]:
 			baseline = true
 			base = r.baselineOf(ctx, inv)
 			inv.Usage = &usage
 		}
-		inv.Benchtime, inv.Count = strconv.Itoa(fixed/k)+"x", k
+		inv.Benchtime, inv.Count = strconv.Itoa(per)+"x", k
 	}
 	start := time.Now()
 	out, err := gotest.Run(ctx, inv)
@@ -354,7 +359,11 @@ func (r *rounds) exec(ctx context.Context, cell plan.Cell, inv gotest.Invocation
 		}
 		return out, nil
 	}
-	r.eff.addCell(time.Since(start) + base.Wall)
+	wall := time.Since(start)
+	r.eff.addCell(wall + base.Wall)
+	if s.unit != UnitCPU {
+		s.alloc.record(key, round, wall, secsOf(out), itersOf(out))
+	}
 	one, ok := r.combineRepeats(out, k)
 	if !ok {
 		return out, nil
@@ -427,14 +436,14 @@ func (r *rounds) runMore(ctx context.Context) error {
 	if len(done) > 0 {
 		round = max(round, slices.Max(done))
 	}
-	roundCost := func(cells int) time.Duration {
-		return r.eff.perCell() * time.Duration(cells)
-	}
 	idx := indexOf(r.plan)
 	for {
 		st, err := r.opt.Judge.Sequential(ctx, r.runID)
 		if err != nil {
 			return fmt.Errorf("judging the rounds up to %d: %w", round, err)
+		}
+		if err := r.chooseRepeats(ctx, st); err != nil {
+			return err
 		}
 		open := idx.openCells(st)
 		var reason store.StopReason
@@ -447,7 +456,7 @@ func (r *rounds) runMore(ctx context.Context) error {
 			reason = store.StopDecided
 		case round >= s.maxRounds:
 			reason = store.StopMaxRounds
-		case s.budget > 0 && remaining < roundCost(len(open)):
+		case s.budget > 0 && remaining < r.roundCost(open):
 			reason = store.StopBudget
 		}
 		if reason != "" {
@@ -458,7 +467,7 @@ func (r *rounds) runMore(ctx context.Context) error {
 			r.res.RoundsTotal = round
 			return nil
 		}
-		s.warnNoise(r.progress, st, len(open), remaining, roundCost)
+		s.warnNoise(r.progress, st, remaining, r.roundCost(open))
 		fmt.Fprintf(r.progress, "perflab: after %d rounds (%s elapsed): %s; round %d runs %d of %d cells (sequential)\n",
 			round, time.Since(s.start).Round(time.Second), openLine(st), round+1, len(open), len(r.plan.Cells))
 		round++
@@ -572,7 +581,7 @@ func loadAverage() float64 {
 
 // warnNoise warns once, before the first sequential round, when the open
 // items would need more rounds than the remaining budget allows.
-func (s *sequential) warnNoise(w io.Writer, st Status, openCells int, remaining time.Duration, roundCost func(int) time.Duration) {
+func (s *sequential) warnNoise(w io.Writer, st Status, remaining, roundCost time.Duration) {
 	if s.budget <= 0 || s.rounds != 0 {
 		return
 	}
@@ -580,7 +589,7 @@ func (s *sequential) warnNoise(w io.Writer, st Status, openCells int, remaining 
 	for _, it := range st.open() {
 		worst = max(worst, it.More)
 	}
-	if need := time.Duration(worst) * roundCost(openCells); need > remaining && worst > 0 {
+	if need := time.Duration(worst) * roundCost; need > remaining && worst > 0 {
 		slowest := fmt.Sprintf("the slowest needs ≈%d more rounds (≈%s)", worst, need.Round(time.Second))
 		if need > 100*remaining {
 			// An estimate this far beyond the budget is not advice:

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
@@ -96,6 +97,12 @@ type Options struct {
 	// (repeats.go; perflab passes their median); nil runs one repetition
 	// per process.
 	Repeat func([]float64) float64
+	// ChooseRepeats picks the repetitions a group of compared cells'
+	// processes run after a sequential run's initial pass, from their
+	// repetitions and costs (alloc.go; perflab passes
+	// analysis.ChooseRepeats); nil keeps the default for every cell. Only
+	// a run that combines repetitions (Repeat) uses it.
+	ChooseRepeats func(analysis.RepeatGroup) (int, bool)
 }
 
 // Result says how a run ended.
@@ -667,6 +674,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		r.ranHere++
 		r.res.Failures += len(failures)
 		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
+		if err := r.afterRound(ctx, round); err != nil {
+			return err
+		}
 	}
 	r.roundsEnd(tty, start)
 	r.plannedElapsed = time.Since(start)
@@ -724,7 +734,7 @@ func (r *rounds) runCell(ctx context.Context, bin string, cell plan.Cell, round 
 		return nil, err
 	}
 	cfg := r.config(cell.Config)
-	out, err := r.exec(ctx, cell, gotest.Invocation{
+	out, err := r.exec(ctx, cell, round, gotest.Invocation{
 		Binary: bin, Dir: r.opt.packageDirOf(slot(cell)), Bench: re, Benchtime: r.mode.Benchtime,
 		CPU: r.mode.CPU, Env: cfg.ExecEnv(), Timeout: r.timeout,
 	})

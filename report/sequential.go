@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +94,8 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 	switch {
 	case d.Unit == "cpu-sec/op":
 		t.note = "(cpu-sec/op: " + cpuNote + ")"
+	case d.Repeats > 1 && len(d.Chosen) > 0:
+		t.note = fmt.Sprintf("(samples: after its first run each cell runs as back-to-back repetitions in one process, every repetition of every cell the same wall time, and the process's value of each unit is the median of its repetitions; %d repetitions a process at first, then as many as each comparison's variance and costs made best: %s; intervals are computed across rounds)", d.Repeats, chosenWords(d.Chosen))
 	case d.Repeats > 1:
 		t.note = fmt.Sprintf("(samples: after its first run each cell runs as %d back-to-back repetitions in one process, every repetition of every cell the same wall time; the process's value of each unit is the median of its repetitions; intervals are computed across rounds)", d.Repeats)
 	default:
@@ -166,4 +169,18 @@ func sequentialSection(f *findings.Run) *Section {
 		s.Blocks = append(s.Blocks, para(t.hint))
 	}
 	return s
+}
+
+// chosenWords says how many cells ran each number of repetitions.
+func chosenWords(chosen map[int]int) string {
+	ks := make([]int, 0, len(chosen))
+	for k := range chosen {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	var parts []string
+	for _, k := range ks {
+		parts = append(parts, fmt.Sprintf("%d cells × %d", chosen[k], k))
+	}
+	return strings.Join(parts, ", ")
 }

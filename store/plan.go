@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -76,6 +78,10 @@ type Decide struct {
 	// cell times once its iteration count is fixed (their median is its
 	// value); 0 or 1 for one.
 	Repeats int `json:"repeats,omitempty"`
+	// Chosen is how many cells ran each number of repetitions once the
+	// engine chose them per comparison after the initial pass (key:
+	// repetitions, value: cells); nil when every cell kept Repeats.
+	Chosen map[int]int `json:"repeats_chosen,omitempty"`
 }
 
 // StopReason says why a sequential run stopped sampling.
@@ -133,6 +139,31 @@ func (db *DB) SetStop(ctx context.Context, runID int64, s Stop) error {
 	}
 	if n == 0 {
 		return db.runNotFound(runID)
+	}
+	return nil
+}
+
+// SetChosenRepeats records in a sequential run's plan how many cells ran
+// each number of repetitions (Decide.Chosen).
+func (db *DB) SetChosenRepeats(ctx context.Context, runID int64, chosen map[int]int) error {
+	var note string
+	err := db.sql.QueryRowContext(ctx, `SELECT note FROM runs WHERE id = ?`, runID).Scan(&note)
+	if errors.Is(err, sql.ErrNoRows) {
+		return db.runNotFound(runID)
+	}
+	if err != nil {
+		return fmt.Errorf("read run %d's plan in %s: %w", runID, db.path, err)
+	}
+	p := planOf(note)
+	if p.Decide == nil {
+		return fmt.Errorf("run %d in %s is not sequential: it has no repetitions to choose", runID, db.path)
+	}
+	p.Decide.Chosen = chosen
+	if note, err = p.note(); err != nil {
+		return err
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET note = ? WHERE id = ?`, note, runID); err != nil {
+		return fmt.Errorf("record run %d's repetitions in %s: %w", runID, db.path, err)
 	}
 	return nil
 }

@@ -469,7 +469,10 @@ const goldenDate = "2026-01-01 00:00:00 +0000"
 //     padding follows the widths of its numbers;
 //   - the progress lines of rounds ("perflab: round N/N stored: …",
 //     "perflab: after N rounds …") are dropped, since a sequential step
-//     runs as many rounds as it needs.
+//     runs as many rounds as it needs, and so are the lines saying how
+//     many repetitions a process runs ("perflab: repetitions a process,
+//     chosen …", "perflab: N cells whose set-up costs more …"), chosen
+//     from the times and variances measured.
 //
 // Words, punctuation, line breaks and the order of rows are kept.
 func (fx *goldenFixtures) normalizeLive(s string) string {
@@ -494,7 +497,8 @@ func (fx *goldenFixtures) normalizeLive(s string) string {
 	s = spacesRE.ReplaceAllString(s, " ")
 	var kept []string
 	for _, l := range strings.SplitAfter(s, "\n") {
-		if !strings.HasPrefix(l, "perflab: round N/N stored:") && !strings.HasPrefix(l, "perflab: after N rounds") {
+		if !strings.HasPrefix(l, "perflab: round N/N stored:") && !strings.HasPrefix(l, "perflab: after N rounds") &&
+			!strings.HasPrefix(l, "perflab: repetitions a process, chosen") && !strings.Contains(l, " cells whose set-up costs more than their timed loop ") {
 			kept = append(kept, l)
 		}
 	}

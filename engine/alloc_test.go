@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/perflab/perflab/analysis"
+	"github.com/perflab/perflab/plan"
+)
+
+func TestGroupsOf(t *testing.T) {
+	c := func(name, config string) plan.Cell { return plan.Cell{Bench: name, Config: config} }
+	items := []Item{
+		{Cells: []plan.Cell{c("BenchmarkA", "old"), c("BenchmarkA", "new")}},
+		{Cells: []plan.Cell{c("BenchmarkB", "old"), c("BenchmarkB", "new")}},
+		// A claim comparing two benchmarks joins their groups.
+		{Cells: []plan.Cell{c("BenchmarkB", "new"), c("BenchmarkC", "new")}},
+		{Cells: []plan.Cell{c("BenchmarkD", "old")}},
+	}
+	got := groupsOf(items)
+	want := [][]string{
+		{"BenchmarkA @new", "BenchmarkA @old"},
+		{"BenchmarkB @new", "BenchmarkB @old", "BenchmarkC @new"},
+		{"BenchmarkD @old"},
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+}
+
+// TestAllocationSetup: a process's time beyond its timed loops, less the
+// least any process took (start and exit), is its set-up; a group whose
+// set-up outweighs its timed loops drops to one repetition, and its next
+// process is predicted from the parts.
+func TestAllocationSetup(t *testing.T) {
+	ms := time.Millisecond
+	a := newAllocation()
+	a.setGroups([]Item{
+		{Cells: []plan.Cell{{Bench: "BenchmarkLight", Config: "old"}, {Bench: "BenchmarkLight", Config: "new"}}},
+		{Cells: []plan.Cell{{Bench: "BenchmarkHeavy", Config: "old"}, {Bench: "BenchmarkHeavy", Config: "new"}}},
+	})
+	// Five repetitions of 1000 iterations at 10µs: 50ms timed.
+	secs := []float64{10e-6, 10e-6, 10e-6, 10e-6, 10e-6}
+	iters := []int64{1000, 1000, 1000, 1000, 1000}
+	a.record("BenchmarkLight @old", 2, 55*ms, secs, iters)
+	if changed := a.checkSetup(); len(changed) != 0 {
+		t.Fatalf("changed %v before every cell of a group ran", changed)
+	}
+	a.record("BenchmarkLight @new", 2, 56*ms, secs, iters)
+	// 5 × 2 × 1s of set-up beside the same timed loops.
+	a.record("BenchmarkHeavy @old", 2, 10055*ms, secs, iters)
+	a.record("BenchmarkHeavy @new", 2, 10060*ms, secs, iters)
+	if a.start != 5*ms {
+		t.Errorf("start %v, want 5ms", a.start)
+	}
+	changed := a.checkSetup()
+	slices.Sort(changed)
+	if want := []string{"BenchmarkHeavy @new", "BenchmarkHeavy @old"}; !slices.Equal(changed, want) {
+		t.Errorf("changed %v, want %v", changed, want)
+	}
+	if k := a.repeatsOf("BenchmarkLight @old"); k != repeats {
+		t.Errorf("light cell runs %d repetitions, want %d", k, repeats)
+	}
+	if got, want := a.cost("BenchmarkHeavy @old"), 5*ms+2000*ms+10*ms; got != want {
+		t.Errorf("heavy cell's next process predicted %v, want %v", got, want)
+	}
+	if got := a.cost("BenchmarkLight @old"); got != 55*ms {
+		t.Errorf("light cell's next process predicted %v, want its last, 55ms", got)
+	}
+	if changed := a.checkSetup(); len(changed) != 0 {
+		t.Errorf("changed %v again", changed)
+	}
+	if got, want := a.counts(), map[int]int{1: 2, repeats: 2}; len(got) != 2 || got[1] != 2 || got[repeats] != 2 {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+}
+
+// TestAllocationChoose hands ChooseRepeats the rounds in which the group's
+// cells all ran its k, and applies its answer to every cell of the group.
+func TestAllocationChoose(t *testing.T) {
+	ms := time.Millisecond
+	a := newAllocation()
+	a.setGroups([]Item{{Cells: []plan.Cell{{Bench: "BenchmarkX", Config: "old"}, {Bench: "BenchmarkX", Config: "new"}}}})
+	iters := []int64{100, 100, 100, 100, 100}
+	for round := 2; round <= 6; round++ {
+		for _, key := range []string{"BenchmarkX @old", "BenchmarkX @new"} {
+			a.record(key, round, 20*ms, []float64{1e-5, 1.1e-5, 1e-5, 1.2e-5, 1e-5}, iters)
+		}
+	}
+	// A round the new cell missed is left out.
+	a.record("BenchmarkX @old", 7, 20*ms, []float64{1e-5, 1e-5, 1e-5, 1e-5, 1e-5}, iters)
+	var seen analysis.RepeatGroup
+	counts := a.choose(func(g analysis.RepeatGroup) (int, bool) {
+		seen = g
+		return 3, true
+	})
+	if len(seen.Reps) != 2 || len(seen.Reps[0]) != 5 || len(seen.Reps[1]) != 5 {
+		t.Fatalf("group handed over: %d cells, rounds %d", len(seen.Reps), len(seen.Reps[0]))
+	}
+	if seen.Max != maxRepeats || seen.Start != 14700*time.Microsecond { // 20ms less 5.3ms timed
+		t.Errorf("max %d start %v", seen.Max, seen.Start)
+	}
+	if counts[3] != 2 || a.repeatsOf("BenchmarkX @new") != 3 {
+		t.Errorf("counts %v, new runs %d", counts, a.repeatsOf("BenchmarkX @new"))
+	}
+	// A choice the statistics cannot make keeps the cells' k.
+	b := newAllocation()
+	b.setGroups([]Item{{Cells: []plan.Cell{{Bench: "BenchmarkY", Config: "old"}, {Bench: "BenchmarkY", Config: "new"}}}})
+	b.choose(analysis.ChooseRepeats)
+	if b.repeatsOf("BenchmarkY @old") != repeats {
+		t.Errorf("a group without rounds changed to %d", b.repeatsOf("BenchmarkY @old"))
+	}
+}
