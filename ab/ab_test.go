@@ -144,10 +144,10 @@ func TestEngineOptionsCarryEveryOption(t *testing.T) {
 			Measure: "instructions", NoProfile: true, Seed: 7, Verbose: true, Rules: rules, CacheDir: "/cache", ArtifactDir: "/runs"},
 	}
 	got := p.engineOptions(nil)
-	if got.Judge == nil || got.Repeat == nil {
-		t.Errorf("judge %v, repetition statistic set %v; want both", got.Judge, got.Repeat != nil)
+	if got.Judge == nil || got.Repeat == nil || got.ChooseRepeats == nil {
+		t.Errorf("judge %v, repetition statistic set %v, choice of repetitions set %v; want all", got.Judge, got.Repeat != nil, got.ChooseRepeats != nil)
 	}
-	got.Judge, got.Repeat = nil, nil
+	got.Judge, got.Repeat, got.ChooseRepeats = nil, nil, nil
 	want := engine.Options{Mode: "quick", ArtifactDir: "/runs", CacheDir: filepath.Join("/cache", "bin"), Seed: 7, Rounds: 9, Benchtime: "5ms",
 		CPU: []int{1, 4}, Budget: 2 * time.Minute, Measure: "instructions", NoProfile: true, Verbose: true, Precision: 0.02, MaxRounds: 40,
 		Unit: "sec/op", GateRatios: []float64{1.05}, Layout: engine.LayoutFixed,

@@ -406,6 +406,12 @@ func (r *rounds) initialPassSpent(ctx context.Context, round int, start time.Tim
 		return false, nil
 	}
 	perRound := time.Since(start) / time.Duration(r.ranHere)
+	if next, ok := r.predictedRound(); ok {
+		// The cells' own costs, with the repetitions they run now and
+		// without those left out, predict the next round better than
+		// the mean of the rounds before.
+		perRound = next
+	}
 	if s.budget-time.Since(s.start)-r.profileReserve() >= perRound {
 		return false, nil
 	}
@@ -445,15 +451,18 @@ func (r *rounds) runMore(ctx context.Context) error {
 		if err := r.chooseRepeats(ctx, st); err != nil {
 			return err
 		}
-		open := idx.openCells(st)
+		undecided := idx.openCells(st)
+		open := r.withoutLeft(undecided)
 		var reason store.StopReason
 		remaining := time.Duration(0)
 		if s.budget > 0 {
 			remaining = s.budget - time.Since(s.start) - r.profileReserve()
 		}
 		switch {
-		case len(open) == 0:
+		case len(undecided) == 0:
 			reason = store.StopDecided
+		case len(open) == 0:
+			reason = store.StopBudget // what is undecided was left out for the budget
 		case round >= s.maxRounds:
 			reason = store.StopMaxRounds
 		case s.budget > 0 && remaining < r.roundCost(open):

@@ -80,13 +80,10 @@ func testSequentialRun(t *testing.T, unit string, noTimer bool) {
 	if res.Status != "complete" || !res.Sequential || res.RoundsDone != 11 || res.RoundsTotal != 11 {
 		t.Fatalf("result = %+v, want a complete sequential run of 11 rounds\n%s", res, out)
 	}
-	// Deciding on sec/op, the judge is asked once after round 2 too,
-	// for the groups of compared cells whose repetitions are chosen
-	// together (alloc.go).
-	asked := []int{8, 9, 10, 11}
-	if unit != UnitCPU {
-		asked = append([]int{2}, asked...)
-	}
+	// The judge is asked once after round 2 too, for the groups of
+	// compared cells whose repetitions are chosen together (alloc.go)
+	// and which the budget may leave out together (leaveout.go).
+	asked := []int{2, 8, 9, 10, 11}
 	if !slices.Equal(j.asked, asked) {
 		t.Errorf("judge asked after rounds %v, want after %v", j.asked, asked)
 	}

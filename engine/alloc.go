@@ -353,12 +353,12 @@ func itersOf(out []*benchfmt.Result) []int64 {
 	return ns
 }
 
-// afterRound applies the set-up rule once the judge's groups are known
-// (the judge is asked for them once, after round 2 of the initial pass)
+// afterRound learns the groups of compared cells from the judge (asked
+// once, after round 2 of the initial pass), then applies the set-up rule
 // and says which cells it changed.
 func (r *rounds) afterRound(ctx context.Context, round int) error {
 	s := r.seq
-	if s == nil || s.unit == UnitCPU || r.opt.Repeat == nil || round < 2 {
+	if s == nil || round < 2 {
 		return nil
 	}
 	if s.alloc.groups == nil {
@@ -367,6 +367,9 @@ func (r *rounds) afterRound(ctx context.Context, round int) error {
 			return fmt.Errorf("judging the rounds up to %d: %w", round, err)
 		}
 		s.alloc.setGroups(st.Items)
+	}
+	if s.unit == UnitCPU || r.opt.Repeat == nil {
+		return nil
 	}
 	if changed := s.alloc.checkSetup(); len(changed) > 0 {
 		fmt.Fprintf(r.progress, "perflab: %d cells whose set-up costs more than their timed loop (%s) run one repetition a process from round %d\n",
@@ -397,10 +400,7 @@ func (r *rounds) chooseRepeats(ctx context.Context, st Status) error {
 func (r *rounds) roundCost(cells []int) time.Duration {
 	var d time.Duration
 	for _, i := range cells {
-		c := time.Duration(0)
-		if r.seq != nil {
-			c = r.seq.alloc.cost(r.plan.Cells[i].String())
-		}
+		c := r.cellCost(i)
 		if c <= 0 {
 			c = r.eff.perCell()
 		}

@@ -590,8 +590,11 @@ type rounds struct {
 	firstLook int
 	// cellWall and cellRuns: each plan cell's wall time over its runs in
 	// the planned rounds run here, what a follow-up round of it costs.
-	cellWall       map[int]time.Duration
-	cellRuns       map[int]int
+	cellWall map[int]time.Duration
+	cellRuns map[int]int
+	lastWall map[int]time.Duration // each plan cell's last run
+	// left: plan cells a sequential run's budget left out (leaveout.go).
+	left           map[int]bool
 	plannedElapsed time.Duration
 	ranHere        int // planned rounds run (not skipped as stored) by runAll
 }
@@ -638,7 +641,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			}
 			cell := r.plan.Cells[ci]
 			bin, ok := bins[slot(cell)]
-			if !ok {
+			if !ok || r.left[ci] {
 				continue
 			}
 			if tty {
@@ -675,6 +678,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		r.res.Failures += len(failures)
 		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
 		if err := r.afterRound(ctx, round); err != nil {
+			return err
+		}
+		if err := r.leaveOut(ctx, round); err != nil {
 			return err
 		}
 	}

@@ -52,9 +52,10 @@ func followsUp(opt Options, rules Rules) bool {
 // timeCell adds one run of plan cell ci to what follow-up rounds cost.
 func (r *rounds) timeCell(ci int, d time.Duration) {
 	if r.cellWall == nil {
-		r.cellWall, r.cellRuns = map[int]time.Duration{}, map[int]int{}
+		r.cellWall, r.cellRuns, r.lastWall = map[int]time.Duration{}, map[int]int{}, map[int]time.Duration{}
 	}
 	r.cellWall[ci] += d
+	r.lastWall[ci] = d
 	r.cellRuns[ci]++
 }
 

@@ -108,6 +108,7 @@ type Run struct {
 
 	RoundsDone, Cells int
 	Failed, Skipped   int
+	LeftOut           int // of Skipped, the cells the budget left out
 	Incorrect         int
 	Warnings          []string
 }
@@ -289,6 +290,9 @@ func (f *Run) countFailures() {
 		switch {
 		case x.Skip: // not applicable, not a failure
 			f.Skipped++
+			if x.LeftOut() {
+				f.LeftOut++
+			}
 		case strings.Contains(x.Reason, "perflab: incorrect:"):
 			f.Incorrect++
 			f.Failed++

@@ -70,6 +70,9 @@ type Judged struct {
 	// AtLeast marks More as a lower bound: the rounds until the first
 	// interval, before there are enough to estimate from.
 	AtLeast bool
+	// LeftOut: the run's budget left out a cell it reads, which then ran
+	// no more (store.Failure.LeftOut).
+	LeftOut bool
 
 	// Check is a claim check's result; nil for a compared ratio.
 	Check *claim.CheckResult
@@ -541,6 +544,19 @@ func sequentialOf(in *Input) (*Sequential, error) {
 		return nil, err
 	}
 	items, fixed := sequentialItems(in.Run.Plan, in.Spec, cells, analysis.Collect(in.Results))
+	left := map[string]bool{}
+	for _, f := range in.Failures {
+		if f.LeftOut() {
+			left[f.Config+"\x00"+f.Cell] = true
+		}
+	}
+	for i := range items {
+		for _, c := range items[i].Cells {
+			if left[c.Config+"\x00"+c.Name()] {
+				items[i].LeftOut = true
+			}
+		}
+	}
 	return &Sequential{Stop: in.Run.Plan.Stop, Decide: *in.Run.Plan.Decide, Bursts: len(BurstRounds(in.Env, in.Rounds)),
 		Items: items, Fixed: fixed, Initial: in.Run.Plan.Rounds}, nil
 }

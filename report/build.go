@@ -844,7 +844,14 @@ func skippedSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "skipped", Title: "Not applicable"}
-	s.Blocks = append(s.Blocks, para(fmt.Sprintf("%d cells skipped themselves (the benchmark called b.Skip), so they have no samples.", f.Skipped)))
+	switch self := f.Skipped - f.LeftOut; {
+	case f.LeftOut == 0:
+		s.Blocks = append(s.Blocks, para(fmt.Sprintf("%d cells skipped themselves (the benchmark called b.Skip), so they have no samples.", f.Skipped)))
+	case self == 0:
+		s.Blocks = append(s.Blocks, para(fmt.Sprintf("%d cells were left out for the budget, so their comparisons are undecided; each row says when and what budget would have held them.", f.LeftOut)))
+	default:
+		s.Blocks = append(s.Blocks, para(fmt.Sprintf("%d cells skipped themselves (the benchmark called b.Skip) and %d were left out for the budget, so they have no samples or too few; each row says why.", self, f.LeftOut)))
+	}
 	t := &Table{Head: []string{"config", "cell", "why"}}
 	for _, x := range f.Failures {
 		if x.Skip {

@@ -108,7 +108,10 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 			continue
 		}
 		more := "more rounds needed: unknown"
-		if it.More >= 0 {
+		switch {
+		case it.LeftOut:
+			more = "left out for the budget, which could not hold the initial pass of every comparison (see Not applicable)"
+		case it.More >= 0:
 			cost := time.Duration(it.More) * q.Stop.CellCost * time.Duration(len(it.Cells))
 			more = fmt.Sprintf("would need ≈%d more rounds (≈%s)", it.More, cost.Round(time.Second))
 			if it.AtLeast {

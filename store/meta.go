@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // KV is one environment entry of a run.
@@ -55,6 +56,13 @@ type Failure struct {
 	// Reason then says why it skipped.
 	Skip bool
 }
+
+// LeftOutPrefix begins the Reason of a skip row the engine records for a
+// cell a sequential run's budget left out (engine/leaveout.go).
+const LeftOutPrefix = "left out for the budget after round "
+
+// LeftOut reports whether the row records a cell the budget left out.
+func (f Failure) LeftOut() bool { return f.Skip && strings.HasPrefix(f.Reason, LeftOutPrefix) }
 
 // writeList inserts items for a run in one transaction, after checking the
 // run exists and running the optional reset statement.

@@ -51,12 +51,12 @@ func TestEngineOptionsCarryEveryFlag(t *testing.T) {
 			Budget: 2 * time.Minute, Measure: "instructions", NoProfile: true, Verbose: true, Precision: 0.02, MaxRounds: 40, Unit: "cpu-sec/op",
 			NoFollowUp: tc.extra != nil, NewRunIfChanged: tc.extra != nil}
 		got := opt
-		got.Progress, got.Judge, got.Repeat = nil, nil, nil
+		got.Progress, got.Judge, got.Repeat, got.ChooseRepeats = nil, nil, nil, nil
 		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 			t.Errorf("%s: options\n%+v\nwant\n%+v", tc.name, got, want)
 		}
-		if opt.Progress != &progress || opt.Judge == nil || opt.Repeat == nil {
-			t.Errorf("%s: progress %v, judge %v, repetition statistic set %v; want all", tc.name, opt.Progress, opt.Judge, opt.Repeat != nil)
+		if opt.Progress != &progress || opt.Judge == nil || opt.Repeat == nil || opt.ChooseRepeats == nil {
+			t.Errorf("%s: progress %v, judge %v, repetition statistic set %v, choice of repetitions set %v; want all", tc.name, opt.Progress, opt.Judge, opt.Repeat != nil, opt.ChooseRepeats != nil)
 		}
 	}
 }
