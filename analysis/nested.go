@@ -23,22 +23,6 @@ import (
 // classical optimal allocation of a nested design (Cochran, Sampling
 // Techniques, §10.6).
 
-// A RepeatGroup is what a run saw of cells compared with each other, from
-// which ChooseRepeats picks the repetitions their processes run (the same
-// k for all, so that the median's bias under skewed noise is the same in
-// each and cancels in their ratios).
-type RepeatGroup struct {
-	// Reps[c][i] holds the values (sec/op) of the K repetitions that cell
-	// c's process ran in the i-th round the group's cells all ran at K;
-	// every cell has the same rounds.
-	Reps [][][]float64
-	// Start is what one process costs to start and exit; PerRep what one
-	// repetition costs, set-up and timed loop, summed over the cells.
-	Start, PerRep time.Duration
-	// Max bounds the repetitions chosen.
-	Max int
-}
-
 // Components are the variance components of a group of cells, on the log
 // scale: Within between the repetitions inside one process, Between
 // between processes beyond what the repetitions explain; K the
@@ -144,13 +128,20 @@ func BestRepeats(c Components, cells int, start, perRep time.Duration, maxK int)
 	return best
 }
 
-// ChooseRepeats is the repetitions a group's processes should run from
-// here on: BestRepeats of its NestedComponents. ok is false when the
-// components cannot be estimated, and the group keeps what it runs.
-func ChooseRepeats(g RepeatGroup) (k int, ok bool) {
-	c, ok := NestedComponents(g.Reps)
+// ChooseRepeats is the repetitions the processes of a group of cells
+// compared with each other should run from here on (the same k for all,
+// so that the median's bias under skewed noise is the same in each and
+// cancels in their ratios): BestRepeats, up to maxK, of the
+// NestedComponents of reps. reps[c][i] holds the values (sec/op) of the
+// repetitions cell c's process ran in the i-th round the cells all ran
+// the same number; start is what one process costs to start and exit,
+// perRep what one repetition costs (set-up and timed loop) summed over
+// the cells. ok is false when the components cannot be estimated, and the
+// group keeps what it runs.
+func ChooseRepeats(reps [][][]float64, start, perRep time.Duration, maxK int) (k int, ok bool) {
+	c, ok := NestedComponents(reps)
 	if !ok {
 		return 0, false
 	}
-	return BestRepeats(c, len(g.Reps), g.Start, g.PerRep, g.Max), true
+	return BestRepeats(c, len(reps), start, perRep, maxK), true
 }

@@ -184,15 +184,13 @@ func TestBestRepeats(t *testing.T) {
 // cost little give many.
 func TestChooseRepeats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 13))
-	g := RepeatGroup{Reps: nestedDraw(rng, 2, 12, 5, 0.05, 0.005), Start: 5 * time.Millisecond, PerRep: 40 * time.Millisecond, Max: 10}
-	if k, ok := ChooseRepeats(g); !ok || k != 1 {
+	if k, ok := ChooseRepeats(nestedDraw(rng, 2, 12, 5, 0.05, 0.005), 5*time.Millisecond, 40*time.Millisecond, 10); !ok || k != 1 {
 		t.Errorf("process effect dominates: %d %v, want 1", k, ok)
 	}
-	g = RepeatGroup{Reps: nestedDraw(rng, 2, 12, 5, 0, 0.05), Start: 50 * time.Millisecond, PerRep: 10 * time.Millisecond, Max: 10}
-	if k, ok := ChooseRepeats(g); !ok || k < 8 {
+	if k, ok := ChooseRepeats(nestedDraw(rng, 2, 12, 5, 0, 0.05), 50*time.Millisecond, 10*time.Millisecond, 10); !ok || k < 8 {
 		t.Errorf("within dominates: %d %v, want 8 or more", k, ok)
 	}
-	if _, ok := ChooseRepeats(RepeatGroup{}); ok {
+	if _, ok := ChooseRepeats(nil, time.Millisecond, time.Millisecond, 10); ok {
 		t.Error("an empty group was judged")
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/perf/benchfmt"
-
-	"github.com/perflab/perflab/analysis"
 )
 
 // Repetitions per comparison, from where its variance lies.
@@ -42,7 +40,7 @@ import (
 //     buys more processes, which dilute a spell of interference as
 //     repetitions do and sample what differs between processes besides.
 //   - after the initial pass, Options.ChooseRepeats (perflab's:
-//     analysis.ChooseRepeats) picks each group's k from the rounds in
+//     analysis.ChooseRepeats, the statistics being analysis's) picks each group's k from the rounds in
 //     which its cells all ran the same k.
 //
 // The stored value of a cell in a round is its process's value whatever
@@ -214,14 +212,21 @@ func (a *allocation) checkSetup() []string {
 	return changed
 }
 
-// group is what ChooseRepeats needs of a group of cells at its k: the
-// rounds in which every cell ran k repetitions, and the costs.
-func (a *allocation) group(g []string, k int) analysis.RepeatGroup {
+// repeatGroup is what Options.ChooseRepeats reads of a group of cells at
+// its k: each cell's repetitions over the rounds in which every cell ran
+// k, what a process costs to start and exit, and what a repetition costs
+// summed over the cells.
+type repeatGroup struct {
+	reps          [][][]float64
+	start, perRep time.Duration
+}
+
+func (a *allocation) group(g []string, k int) repeatGroup {
 	var rounds []int
 	for i, key := range g {
 		st := a.cells[key]
 		if st == nil {
-			return analysis.RepeatGroup{}
+			return repeatGroup{}
 		}
 		var rs []int
 		for r, xs := range st.reps {
@@ -236,15 +241,15 @@ func (a *allocation) group(g []string, k int) analysis.RepeatGroup {
 		rounds = slices.DeleteFunc(rounds, func(r int) bool { return !slices.Contains(rs, r) })
 	}
 	slices.Sort(rounds)
-	out := analysis.RepeatGroup{Start: max(time.Millisecond, a.start), Max: maxRepeats}
+	out := repeatGroup{start: max(time.Millisecond, a.start)}
 	for _, key := range g {
 		st := a.cells[key]
 		var reps [][]float64
 		for _, r := range rounds {
 			reps = append(reps, st.reps[r])
 		}
-		out.Reps = append(out.Reps, reps)
-		out.PerRep += a.setupOf(st) + st.last.repeat
+		out.reps = append(out.reps, reps)
+		out.perRep += a.setupOf(st) + st.last.repeat
 	}
 	return out
 }
@@ -252,14 +257,14 @@ func (a *allocation) group(g []string, k int) analysis.RepeatGroup {
 // choose sets every group's repetitions with pick (Options.ChooseRepeats)
 // from the rounds so far; a group pick cannot judge keeps its k. It
 // returns how many cells run each k.
-func (a *allocation) choose(pick func(analysis.RepeatGroup) (int, bool)) map[int]int {
+func (a *allocation) choose(pick func([][][]float64, time.Duration, time.Duration, int) (int, bool)) map[int]int {
 	a.final = true
 	for _, g := range a.groups {
 		if len(g) < 2 {
 			continue
 		}
-		k := a.repeatsOf(g[0])
-		nk, ok := pick(a.group(g, k))
+		gr := a.group(g, a.repeatsOf(g[0]))
+		nk, ok := pick(gr.reps, gr.start, gr.perRep, maxRepeats)
 		if !ok || nk < 1 {
 			continue
 		}

@@ -90,16 +90,18 @@ func TestAllocationChoose(t *testing.T) {
 	}
 	// A round the new cell missed is left out.
 	a.record("BenchmarkX @old", 7, 20*ms, []float64{1e-5, 1e-5, 1e-5, 1e-5, 1e-5}, iters)
-	var seen analysis.RepeatGroup
-	counts := a.choose(func(g analysis.RepeatGroup) (int, bool) {
-		seen = g
+	var reps [][][]float64
+	var start time.Duration
+	var maxK int
+	counts := a.choose(func(r [][][]float64, st, _ time.Duration, k int) (int, bool) {
+		reps, start, maxK = r, st, k
 		return 3, true
 	})
-	if len(seen.Reps) != 2 || len(seen.Reps[0]) != 5 || len(seen.Reps[1]) != 5 {
-		t.Fatalf("group handed over: %d cells, rounds %d", len(seen.Reps), len(seen.Reps[0]))
+	if len(reps) != 2 || len(reps[0]) != 5 || len(reps[1]) != 5 {
+		t.Fatalf("group handed over: %d cells, rounds %d", len(reps), len(reps[0]))
 	}
-	if seen.Max != maxRepeats || seen.Start != 14700*time.Microsecond { // 20ms less 5.3ms timed
-		t.Errorf("max %d start %v", seen.Max, seen.Start)
+	if maxK != maxRepeats || start != 14700*time.Microsecond { // 20ms less 5.3ms timed
+		t.Errorf("max %d start %v", maxK, start)
 	}
 	if counts[3] != 2 || a.repeatsOf("BenchmarkX @new") != 3 {
 		t.Errorf("counts %v, new runs %d", counts, a.repeatsOf("BenchmarkX @new"))

@@ -19,7 +19,6 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/driver/cachegrind"
 	"github.com/perflab/perflab/driver/gotest"
 	"github.com/perflab/perflab/env"
@@ -102,7 +101,11 @@ type Options struct {
 	// repetitions and costs (alloc.go; perflab passes
 	// analysis.ChooseRepeats); nil keeps the default for every cell. Only
 	// a run that combines repetitions (Repeat) uses it.
-	ChooseRepeats func(analysis.RepeatGroup) (int, bool)
+	// The arguments: each cell's processes' repetitions (sec/op), round
+	// by round over the rounds the cells all ran the same number; what a
+	// process costs to start and exit; what a repetition costs, summed
+	// over the cells; the most repetitions to choose.
+	ChooseRepeats func(reps [][][]float64, start, perRep time.Duration, maxK int) (int, bool)
 }
 
 // Result says how a run ended.
