@@ -61,6 +61,10 @@ type PairedRow struct {
 	// ±1% (InstructionsBand): the change is not in the work executed but
 	// in how fast it ran (layout, alignment, caches).
 	WorkUnchanged bool `json:"work_unchanged,omitempty"`
+	// LeftOut marks a row whose cells a sequential run's budget left out
+	// after a few rounds (store.Failure.LeftOut): it is undecided for the
+	// budget, not for its noise.
+	LeftOut bool `json:"left_out,omitempty"`
 }
 
 // InstructionsBand is how far instructions/op may move for the executed
@@ -125,7 +129,27 @@ func LoadPaired(ctx context.Context, db *store.DB, runID int64, oldCfg, newCfg s
 		return nil, err
 	}
 	results := SamplingOf(in.Run).Planned(in.Results)
-	return Paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec))), nil
+	res := Paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec)))
+	markLeftOut(res, in.Failures)
+	return res, nil
+}
+
+// markLeftOut marks the rows whose cells the budget left out.
+func markLeftOut(res *PairedResult, failures []store.Failure) {
+	left := map[string]bool{}
+	for _, f := range failures {
+		if f.LeftOut() {
+			left[f.Cell] = true
+		}
+	}
+	if len(left) == 0 {
+		return
+	}
+	for i := range res.Rows {
+		if left[benchname.Parse(res.Rows[i].Name).Cell()] {
+			res.Rows[i].LeftOut = true
+		}
+	}
 }
 
 // Paired compares config newCfg against oldCfg within one run's results,

@@ -14,6 +14,7 @@ import (
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/compare"
 	"github.com/perflab/perflab/driver/gotest"
+	"github.com/perflab/perflab/store"
 	"github.com/perflab/perflab/unit"
 )
 
@@ -350,5 +351,21 @@ func TestPairedPackages(t *testing.T) {
 	g, ok := res.GeomeanFor("sec/op")
 	if !ok || g.N != 2 || math.Abs(g.OfRows-math.Sqrt(res.Rows[0].Ratio.Ratio*res.Rows[1].Ratio.Ratio)) > 1e-12 {
 		t.Errorf("geomean = %+v (ok %v), want one over both packages whose OfRows is the rows' geometric mean", g, ok)
+	}
+}
+
+// TestMarkLeftOut marks the rows whose cells the budget left out, by the
+// cell's name without the GOMAXPROCS suffix; other skip rows mark none.
+func TestMarkLeftOut(t *testing.T) {
+	res := &PairedResult{Rows: []PairedRow{{Name: "BenchmarkX/a-2"}, {Name: "BenchmarkX/b-2"}, {Name: "BenchmarkY"}}}
+	markLeftOut(res, []store.Failure{
+		{Config: "new", Cell: "BenchmarkX/a", Skip: true, Reason: store.LeftOutPrefix + "2: …"},
+		{Config: "old", Cell: "BenchmarkY", Skip: true, Reason: "skipped: needs /usr/share/dict/words"},
+		{Config: "old", Cell: "BenchmarkX/b", Reason: store.LeftOutPrefix + "2: not a skip row"},
+	})
+	for i, want := range []bool{true, false, false} {
+		if res.Rows[i].LeftOut != want {
+			t.Errorf("%s: left out %v, want %v", res.Rows[i].Name, res.Rows[i].LeftOut, want)
+		}
 	}
 }

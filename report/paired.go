@@ -18,7 +18,7 @@ import (
 // pairedVerdict is the row's verdict in words that match its printed
 // interval: "slower" (the interval excludes no change), "no difference
 // (within ±1%)" (it lies within the equivalence band), or "undecided
-// (±8.0%)" with the half-width reached.
+// (±8.0%)" with the half-width reached, or why it has none.
 func pairedVerdict(p findings.PairedRow, band float64) string {
 	switch {
 	case p.WorkUnchanged:
@@ -29,6 +29,8 @@ func pairedVerdict(p findings.PairedRow, band float64) string {
 		return fmt.Sprintf("no difference (within ±%s)", pctBand(band))
 	case p.Verdict != findings.Undecided:
 		return string(p.Verdict)
+	case p.LeftOut:
+		return "undecided (left out for the budget)"
 	case p.Ratio.N == 0:
 		return "undecided (no paired rounds)"
 	case !p.Ratio.HasInterval():

@@ -63,6 +63,16 @@ func seqRun(unit string, reason store.StopReason, open bool) *findings.Run {
 	}}
 }
 
+// leftOutRun is seqRun with its open row left out for the budget and
+// repetitions chosen per comparison.
+func leftOutRun() *findings.Run {
+	f := seqRun("sec/op", store.StopBudget, true)
+	q := f.Sequential
+	q.Items[len(q.Items)-1].LeftOut = true
+	q.Decide.Chosen = map[int]int{5: 6, 1: 2}
+	return f
+}
+
 // TestWriteSequential words how sampling ended, one line per item, and
 // the hint towards CPU time only when wall time left something open.
 func TestWriteSequential(t *testing.T) {
@@ -85,6 +95,10 @@ func TestWriteSequential(t *testing.T) {
 			"W v=f/a (sec/op)                         undecided: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds; would need ≈30 more rounds (≈6s)",
 			"  T2 check 1, T3 check 2: no confidence sequence (", "neither kept sampling going nor ended it; the claims judge each at two looks, on the initial pass (rounds 1–8) and on all its rounds.",
 		}, true, nil},
+		{"left out, repetitions chosen", leftOutRun(), []string{
+			"W v=f/a (sec/op)                         undecided: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds; left out for the budget, which could not hold the initial pass of every comparison (see Not applicable)",
+			"5 repetitions a process at first, then as many as each comparison's variance and costs made best: 2 cells × 1, 6 cells × 5;",
+		}, true, []string{"would need ≈30 more rounds"}},
 		{"all decided", seqRun("sec/op", store.StopDecided, false), []string{"after round 23: every check and comparison is decided ("}, false, []string{"undecided"}},
 		{"max rounds, CPU time", seqRun("cpu-sec/op", store.StopMaxRounds, true), []string{"after round 23: reached --max-rounds 40 (", "(cpu-sec/op: the CPU time (user + system, every thread of the benchmark process) of the timed loop per iteration, read inside the process"}, false, []string{"(samples:"}},
 		{"not sequential", &findings.Run{}, nil, false, []string{"sequential"}},
