@@ -11,76 +11,100 @@ import (
 // repetitions (RepeatEstimate). Across rounds, once the drift a round
 // shares with every cell is taken out, that value's log varies as
 //
-//	σ²p + m(k)·σ²w/k
+//	V(k) ≈ Between + Within/k
 //
-// where σ²p is what differs from process to process (the heap's and the
-// code's layout, CPU placement, a neighbour for the whole process), σ²w
-// what differs between repetitions inside one, and m(k) the median's
-// variance relative to the mean's (MedianFactor). A process costs
-// a + k·r: a to start and exit, r per repetition (the benchmark's set-up
-// and its timed loop). For a fixed budget, an interval across rounds
-// narrows fastest with the k that minimises variance × cost, the
-// classical optimal allocation of a nested design (Cochran, Sampling
-// Techniques, §10.6).
+// (RepeatCurve measures V(k) itself for the k a run's processes ran),
+// where Between is what differs from process to process (the heap's and
+// the code's layout, CPU placement, a neighbour for the whole process)
+// and Within what the repetitions inside one average away, as the median
+// of them does (for normal repetitions Within is their variance times the
+// median's factor, about 1.2–1.5; for repetitions a spell spoils now and
+// then, less than their variance, since the median ignores the spoiled
+// ones). A process costs a + k·r: a to start and exit, r per repetition
+// (the benchmark's set-up and its timed loop). For a fixed budget, an
+// interval across rounds narrows fastest with the k that minimises
+// V(k) × cost, the classical optimal allocation of a nested design
+// (Cochran, Sampling Techniques, §10.6): k* = √(a·Within / (r·Between)).
 
-// Components are the variance components of a group of cells, on the log
-// scale: Within between the repetitions inside one process, Between
-// between processes beyond what the repetitions explain; K the
-// repetitions a process ran and Rounds how many rounds they come from.
+// Components are what a group of cells' processes showed of where their
+// variance lies, on the log scale: Curve is their RepeatCurve, V(k) for k
+// = 1..K; Between and Within the fit of Between + Within/k to it, which
+// extends it past K; Rounds how many rounds it comes from.
+//
+// The curve itself decides up to K, not the fit: repetitions inside a
+// process are not exchangeable. On this project's quiet recording
+// (analysis/testdata/noise/quiet.csv.gz) V(1) is 40 times V(5), not 5
+// times: the first repetition of a process varies most, and the median of
+// five leaves it out.
 type Components struct {
+	Curve           []float64
 	Within, Between float64
 	K, Rounds       int
 }
 
-// NestedComponents estimates a group's variance components from its
-// processes' repetitions. Within is pooled over every process's
-// repetitions about their mean. Between is the residual variance of the
-// processes' values (the median of their repetitions, logged) in a
-// two-way fit of rounds and cells, which takes out each round's shared
-// drift and each cell's level, less the within share m(K)·Within/K, and
-// no less than 0. ok is false without two cells, three rounds and
-// repetitions of equal number K ≥ 2 in every process, or with a value that
-// is not positive.
-func NestedComponents(reps [][][]float64) (c Components, ok bool) {
+// At is V(k): the curve up to K, beyond it the fit through V(K),
+// Between + (V(K) − Between)·K/k.
+func (c Components) At(k int) float64 {
+	if k >= 1 && k <= len(c.Curve) {
+		return c.Curve[k-1]
+	}
+	if len(c.Curve) == 0 {
+		return c.Between + c.Within/float64(max(1, k))
+	}
+	vK := c.Curve[len(c.Curve)-1]
+	b := min(c.Between, vK)
+	return b + (vK-b)*float64(len(c.Curve))/float64(k)
+}
+
+// RepeatCurve measures V(k) for k = 1..K on processes that ran K
+// repetitions: the residual variance, in a two-way fit of rounds and
+// cells (which takes out each round's shared drift and each cell's
+// level), of the log of the median of each process's first k
+// repetitions: what a process's value would have varied by had it run k.
+// reps[c][i] holds the values (sec/op) of the repetitions cell c's
+// process ran in the i-th round. ok is false without two cells, three
+// rounds and the same K ≥ 2 repetitions in every process, or with a value
+// that is not positive.
+func RepeatCurve(reps [][][]float64) (v []float64, ok bool) {
 	C := len(reps)
-	if C < 2 {
-		return c, false
+	if C < 2 || len(reps[0]) < 3 || len(reps[0][0]) < 2 {
+		return nil, false
 	}
-	R := len(reps[0])
-	if R < 3 {
-		return c, false
-	}
-	K := len(reps[0][0])
-	if K < 2 {
-		return c, false
-	}
-	y := make([][]float64, C)
-	ss, df := 0.0, 0
+	R, K := len(reps[0]), len(reps[0][0])
 	for i := range reps {
 		if len(reps[i]) != R {
-			return c, false
+			return nil, false
 		}
-		y[i] = make([]float64, R)
-		for j, xs := range reps[i] {
+		for _, xs := range reps[i] {
 			if len(xs) != K {
-				return c, false
+				return nil, false
 			}
-			logs := make([]float64, K)
-			for n, x := range xs {
+			for _, x := range xs {
 				if !(x > 0) || math.IsInf(x, 0) {
-					return c, false
+					return nil, false
 				}
-				logs[n] = math.Log(x)
 			}
-			m := mean(logs)
-			for _, l := range logs {
-				ss += (l - m) * (l - m)
-			}
-			df += K - 1
-			y[i][j] = math.Log(RepeatEstimate(xs))
 		}
 	}
-	within := ss / float64(df)
+	y := make([][]float64, C)
+	for i := range y {
+		y[i] = make([]float64, R)
+	}
+	for k := 1; k <= K; k++ {
+		for i := range reps {
+			for j, xs := range reps[i] {
+				y[i][j] = math.Log(RepeatEstimate(xs[:k]))
+			}
+		}
+		v = append(v, residualVariance(y))
+	}
+	return v, true
+}
+
+// residualVariance is the residual variance of y[cell][round] in a
+// two-way fit without interaction: y = μ + cell + round + e.
+func residualVariance(y [][]float64) float64 {
+	C, R := len(y), len(y[0])
 	cellMean := make([]float64, C)
 	roundMean := make([]float64, R)
 	grand := 0.0
@@ -98,29 +122,41 @@ func NestedComponents(reps [][][]float64) (c Components, ok bool) {
 			sse += e * e
 		}
 	}
-	residual := sse / float64((C-1)*(R-1))
-	between := max(0, residual-MedianFactor(K)*within/float64(K))
-	return Components{Within: within, Between: between, K: K, Rounds: R}, true
+	return sse / float64((C-1)*(R-1))
 }
 
-// MedianFactor is m(k): the variance of the median of k independent normal
-// values relative to the variance of their mean (for even k, the median is
-// the mean of the middle two). It is 1 for k ≤ 2 and tends to π/2.
-func MedianFactor(k int) float64 {
-	f := [...]float64{1, 1, 1, 1.35, 1.19, 1.43, 1.29, 1.47, 1.33, 1.49, 1.36}
-	if k >= 0 && k < len(f) {
-		return f[k]
+// NestedComponents fits V(k) = Between + Within/k to the RepeatCurve of
+// reps by least squares over k = 1..K, with neither component below 0.
+// ok is false when the curve cannot be measured (RepeatCurve).
+func NestedComponents(reps [][][]float64) (c Components, ok bool) {
+	v, ok := RepeatCurve(reps)
+	if !ok {
+		return c, false
 	}
-	return math.Pi / 2
+	var sx, sy, sxx, sxy float64
+	n := float64(len(v))
+	for i, y := range v {
+		x := 1 / float64(i+1)
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	w := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	b := (sy - w*sx) / n
+	switch {
+	case w < 0:
+		w, b = 0, sy/n
+	case b < 0:
+		w, b = sxy/sxx, 0
+	}
+	return Components{Curve: v, Within: w, Between: b, K: len(v), Rounds: len(reps[0])}, true
 }
 
 // BestRepeats is the k from 1 to maxK with the least variance × cost for
-// a group of cells processes: (Between + m(k)·Within/k) × (cells·start +
-// k·perRep). Of two k within a part in a billion, the smaller wins.
+// a group of cells processes: c.At(k) × (cells·start + k·perRep). Of two
+// k within a part in a billion, the smaller wins.
 func BestRepeats(c Components, cells int, start, perRep time.Duration, maxK int) int {
 	best, bestV := 1, math.Inf(1)
 	for k := 1; k <= max(1, maxK); k++ {
-		v := (c.Between + MedianFactor(k)*c.Within/float64(k)) * (float64(cells)*start.Seconds() + float64(k)*perRep.Seconds())
+		v := c.At(k) * (float64(cells)*start.Seconds() + float64(k)*perRep.Seconds())
 		if v < bestV*(1-1e-9) {
 			best, bestV = k, v
 		}

@@ -32,9 +32,13 @@ func nestedDraw(rng *rand.Rand, cells, rounds, k int, between, within float64) [
 	return reps
 }
 
-// TestNestedComponents recovers planted components: the round's drift and
-// each cell's level are taken out, the within share of the medians'
-// variance is not counted as between.
+// normalMedianFactor is the variance of the median of k independent
+// normal values relative to that of their mean (for even k, the mean of
+// the middle two).
+var normalMedianFactor = [...]float64{0, 1, 1, 1.35, 1.19, 1.43}
+
+// TestNestedComponents: on planted normal components the curve is
+// between + m(k)·within/k, and the fit recovers the between component.
 func TestNestedComponents(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
@@ -49,21 +53,28 @@ func TestNestedComponents(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(tc.k)))
-			c, ok := NestedComponents(nestedDraw(rng, 2, 400, tc.k, tc.between, tc.within))
+			reps := nestedDraw(rng, 2, 2000, tc.k, tc.between, tc.within)
+			v, ok := RepeatCurve(reps)
+			if !ok || len(v) != tc.k {
+				t.Fatalf("curve %v %v", v, ok)
+			}
+			b2, w2 := tc.between*tc.between, tc.within*tc.within
+			for k := 1; k <= tc.k; k++ {
+				want := b2 + normalMedianFactor[k]*w2/float64(k)
+				if math.Abs(v[k-1]/want-1) > 0.1 {
+					t.Errorf("V(%d) = %.3g, want %.3g", k, v[k-1], want)
+				}
+			}
+			c, ok := NestedComponents(reps)
 			if !ok {
 				t.Fatal("not estimated")
 			}
-			if got, want := c.Within, tc.within*tc.within; math.Abs(got/want-1) > 0.1 {
-				t.Errorf("within %.3g, planted %.3g", got, want)
+			// The fit of B + W/k to a curve whose median factor varies
+			// with k misses between by a fraction of the within share.
+			if total := b2 + w2; math.Abs(c.Between-b2) > 0.15*total {
+				t.Errorf("between %.3g, planted %.3g (within %.3g)", c.Between, b2, w2)
 			}
-			// The between estimate's error is about the within share's
-			// sampling error: allow 15% of the medians' variance.
-			want := tc.between * tc.between
-			total := want + MedianFactor(tc.k)*tc.within*tc.within/float64(tc.k)
-			if math.Abs(c.Between-want) > 0.15*total {
-				t.Errorf("between %.3g, planted %.3g (medians' variance %.3g)", c.Between, want, total)
-			}
-			if c.K != tc.k || c.Rounds != 400 {
+			if c.K != tc.k || c.Rounds != 2000 {
 				t.Errorf("K %d rounds %d", c.K, c.Rounds)
 			}
 		})
@@ -72,8 +83,8 @@ func TestNestedComponents(t *testing.T) {
 
 // TestNestedComponentsCorpus plants a process effect on real noise: the
 // recorded processes of v=a and its own copy v=c, each process's
-// repetitions multiplied by one draw. Within stays what it was exactly;
-// Between grows by the planted variance.
+// repetitions multiplied by one draw. The measured curve V(k) rises by
+// the planted variance at every k.
 func TestNestedComponentsCorpus(t *testing.T) {
 	for _, cond := range []string{"quiet", "noisy", "bursts"} {
 		t.Run(cond, func(t *testing.T) {
@@ -93,15 +104,12 @@ func TestNestedComponentsCorpus(t *testing.T) {
 				reps[0] = append(reps[0], byRound[r]["a"])
 				reps[1] = append(reps[1], byRound[r]["c"])
 			}
-			base, ok := NestedComponents(reps[:])
+			base, ok := RepeatCurve(reps[:])
 			if !ok {
-				t.Fatal("not estimated on the recording")
+				t.Fatal("no curve on the recording")
 			}
-			// A process effect well above what the medians vary by, so
-			// that Between's floor at 0 (the quiet recording's medians
-			// vary less than normal repetitions would make them) does
-			// not hide part of it.
-			sd := 3 * math.Sqrt(base.Between+MedianFactor(base.K)*base.Within/float64(base.K))
+			// A process effect the size of what the median of five varies by.
+			sd := math.Sqrt(base[len(base)-1])
 			rng := rand.New(rand.NewPCG(3, 5))
 			var planted [2][][]float64
 			for i := range reps {
@@ -114,19 +122,20 @@ func TestNestedComponentsCorpus(t *testing.T) {
 					planted[i] = append(planted[i], ys)
 				}
 			}
-			got, ok := NestedComponents(planted[:])
+			got, ok := RepeatCurve(planted[:])
 			if !ok {
-				t.Fatal("not estimated with the planted effect")
+				t.Fatal("no curve with the planted effect")
 			}
-			if math.Abs(got.Within-base.Within) > 1e-9*base.Within {
-				t.Errorf("within %.4g, was %.4g: a factor per process changed it", got.Within, base.Within)
+			// Every point of the curve rises by the planted variance,
+			// within the sampling error of 200 rounds.
+			for k := range got {
+				if added := got[k] - base[k]; math.Abs(added-sd*sd) > 0.3*(sd*sd+base[k]) {
+					t.Errorf("V(%d) rose by %.3g, planted %.3g (was %.3g)", k+1, added, sd*sd, base[k])
+				}
 			}
-			added := got.Between - base.Between
-			if math.Abs(added/(sd*sd)-1) > 0.3 {
-				t.Errorf("between grew by %.3g, planted %.3g (%d rounds; recorded within %.3g, between %.3g)",
-					added, sd*sd, base.Rounds, base.Within, base.Between)
-			}
-			t.Logf("%s: within %.3g between %.3g over %d rounds; planted %.3g, added %.3g", cond, base.Within, base.Between, base.Rounds, sd*sd, added)
+			fit, _ := NestedComponents(reps[:])
+			t.Logf("%s: V(k) %.3g; fit between %.3g within %.3g; k chosen with 5ms to start and 200ms a repetition: %d", cond, base, fit.Between, fit.Within,
+				BestRepeats(fit, 2, 5*time.Millisecond, 400*time.Millisecond, 10))
 		})
 	}
 }
@@ -153,7 +162,7 @@ func TestNestedComponentsRefuses(t *testing.T) {
 }
 
 // TestBestRepeats checks the choice against the optimum of the cost
-// model: with the median's factor set aside, k* = √(cells·a·σ²w / (r·σ²p)).
+// model, k* = √(cells·a·Within / (r·Between)).
 func TestBestRepeats(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
@@ -167,8 +176,8 @@ func TestBestRepeats(t *testing.T) {
 		{"set-up makes repetitions dear: one", Components{Within: 1e-3, Between: 1e-4}, 5 * ms, 2800 * ms, 1},
 		{"no process effect: as many as allowed", Components{Within: 1e-3}, 10 * ms, 10 * ms, 10},
 		{"nothing varies: one", Components{}, 10 * ms, 10 * ms, 1},
-		// √(2·50·1e-3 / (20·1e-4)) ≈ 7.1; m(k) favours the even 6 or 8.
-		{"in between", Components{Within: 1e-3, Between: 1e-4}, 50 * ms, 20 * ms, 8},
+		// √(2·50·1e-3 / (20·1e-4)) ≈ 7.1.
+		{"in between", Components{Within: 1e-3, Between: 1e-4}, 50 * ms, 20 * ms, 7},
 	} {
 		if got := BestRepeats(tc.c, 2, tc.start, tc.perRep, 10); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
@@ -187,8 +196,8 @@ func TestChooseRepeats(t *testing.T) {
 	if k, ok := ChooseRepeats(nestedDraw(rng, 2, 12, 5, 0.05, 0.005), 5*time.Millisecond, 40*time.Millisecond, 10); !ok || k != 1 {
 		t.Errorf("process effect dominates: %d %v, want 1", k, ok)
 	}
-	if k, ok := ChooseRepeats(nestedDraw(rng, 2, 12, 5, 0, 0.05), 50*time.Millisecond, 10*time.Millisecond, 10); !ok || k < 8 {
-		t.Errorf("within dominates: %d %v, want 8 or more", k, ok)
+	if k, ok := ChooseRepeats(nestedDraw(rng, 2, 40, 5, 0, 0.05), 50*time.Millisecond, 10*time.Millisecond, 10); !ok || k < 3 {
+		t.Errorf("within dominates: %d %v, want 3 or more", k, ok)
 	}
 	if _, ok := ChooseRepeats(nil, time.Millisecond, time.Millisecond, 10); ok {
 		t.Error("an empty group was judged")

@@ -33,15 +33,16 @@ import (
 // The engine gathers, per cell, what each fixed-count process cost (its
 // wall time, the time inside its timed loops, so its set-up per
 // repetition once the least start-and-exit time of any process is taken
-// off) and its repetitions' values. It chooses at two moments:
-//   - once every cell of a group has run a fixed-count process: a group
-//     whose repetitions cost more in set-up than they time runs one
-//     repetition a process from then on. The time the repetitions took
-//     buys more processes, which dilute a spell of interference as
-//     repetitions do and sample what differs between processes besides.
-//   - after the initial pass, Options.ChooseRepeats (perflab's:
-//     analysis.ChooseRepeats, the statistics being analysis's) picks each group's k from the rounds in
-//     which its cells all ran the same k.
+// off) and its repetitions' values. After the initial pass,
+// Options.ChooseRepeats (perflab's: analysis.ChooseRepeats, the
+// statistics being analysis's) picks each group's k from the rounds in
+// which its cells all ran the same k. Before that, the budget alone may
+// cut a group's repetitions: when the initial pass does not fit, groups
+// whose repetitions cost more in set-up than they time run one
+// repetition a process, before any comparison is left out
+// (leaveout.go). The time their repetitions took buys the pass; a
+// repetition less costs precision where the first repetition of a
+// process varies most, so it is done only when the budget needs it.
 //
 // The stored value of a cell in a round is its process's value whatever
 // k was, so pairing and interleaving are unchanged; the run records how
@@ -73,12 +74,11 @@ type allocation struct {
 	cells  map[string]*cellStats // cell key → its stats
 	k      map[string]int        // cell key → repetitions a process; repeats when absent
 	groups [][]string            // cell keys the judge's items connect; nil until known
-	setup  map[string]bool       // group (its first key) → its set-up was checked
 	final  bool                  // the initial pass's choice is made
 }
 
 func newAllocation() *allocation {
-	return &allocation{start: -1, cells: map[string]*cellStats{}, k: map[string]int{}, setup: map[string]bool{}}
+	return &allocation{start: -1, cells: map[string]*cellStats{}, k: map[string]int{}}
 }
 
 // repeatsOf is the repetitions a cell's process runs.
@@ -177,14 +177,19 @@ func groupsOf(items []Item) [][]string {
 	return out
 }
 
-// checkSetup runs one repetition a process for each group, not checked
-// before, whose every cell has run a fixed-count process and whose
-// repetitions cost more in set-up than they time. It returns the cells
-// it changed.
-func (a *allocation) checkSetup() []string {
-	var changed []string
+// setupHeavy is the groups running more than one repetition whose every
+// cell has run a fixed-count process and whose repetitions cost more in
+// set-up than they time, those whose processes one repetition would
+// shorten most first.
+func (a *allocation) setupHeavy() [][]string {
+	type heavy struct {
+		keys  []string
+		saves time.Duration
+	}
+	var hs []heavy
 	for _, g := range a.groups {
-		if a.setup[g[0]] || a.repeatsOf(g[0]) == 1 {
+		k := a.repeatsOf(g[0])
+		if k == 1 {
 			continue
 		}
 		var setup, timed time.Duration
@@ -198,18 +203,16 @@ func (a *allocation) checkSetup() []string {
 			setup += a.setupOf(st)
 			timed += st.last.repeat
 		}
-		if !all {
-			continue
-		}
-		a.setup[g[0]] = true
-		if setup > timed {
-			for _, key := range g {
-				a.k[key] = 1
-			}
-			changed = append(changed, g...)
+		if all && setup > timed {
+			hs = append(hs, heavy{g, time.Duration(k-1) * (setup + timed)})
 		}
 	}
-	return changed
+	slices.SortStableFunc(hs, func(x, y heavy) int { return int(y.saves - x.saves) })
+	out := make([][]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.keys
+	}
+	return out
 }
 
 // repeatGroup is what Options.ChooseRepeats reads of a group of cells at
@@ -358,28 +361,18 @@ func itersOf(out []*benchfmt.Result) []int64 {
 	return ns
 }
 
-// afterRound learns the groups of compared cells from the judge (asked
-// once, after round 2 of the initial pass), then applies the set-up rule
-// and says which cells it changed.
+// afterRound learns the groups of compared cells from the judge, once,
+// after round 2 of the initial pass.
 func (r *rounds) afterRound(ctx context.Context, round int) error {
 	s := r.seq
-	if s == nil || round < 2 {
+	if s == nil || round < 2 || s.alloc.groups != nil {
 		return nil
 	}
-	if s.alloc.groups == nil {
-		st, err := r.opt.Judge.Sequential(ctx, r.runID)
-		if err != nil {
-			return fmt.Errorf("judging the rounds up to %d: %w", round, err)
-		}
-		s.alloc.setGroups(st.Items)
+	st, err := r.opt.Judge.Sequential(ctx, r.runID)
+	if err != nil {
+		return fmt.Errorf("judging the rounds up to %d: %w", round, err)
 	}
-	if s.unit == UnitCPU || r.opt.Repeat == nil {
-		return nil
-	}
-	if changed := s.alloc.checkSetup(); len(changed) > 0 {
-		fmt.Fprintf(r.progress, "perflab: %d cells whose set-up costs more than their timed loop (%s) run one repetition a process from round %d\n",
-			len(changed), namesLine(changed), round+1)
-	}
+	s.alloc.setGroups(st.Items)
 	return nil
 }
 

@@ -31,36 +31,39 @@ func TestGroupsOf(t *testing.T) {
 
 // TestAllocationSetup: a process's time beyond its timed loops, less the
 // least any process took (start and exit), is its set-up; a group whose
-// set-up outweighs its timed loops drops to one repetition, and its next
-// process is predicted from the parts.
+// set-up outweighs its timed loops is listed as one a repetition less
+// would shorten, and its next process is predicted from the parts.
 func TestAllocationSetup(t *testing.T) {
 	ms := time.Millisecond
 	a := newAllocation()
 	a.setGroups([]Item{
 		{Cells: []plan.Cell{{Bench: "BenchmarkLight", Config: "old"}, {Bench: "BenchmarkLight", Config: "new"}}},
 		{Cells: []plan.Cell{{Bench: "BenchmarkHeavy", Config: "old"}, {Bench: "BenchmarkHeavy", Config: "new"}}},
+		{Cells: []plan.Cell{{Bench: "BenchmarkHeavier", Config: "old"}, {Bench: "BenchmarkHeavier", Config: "new"}}},
 	})
 	// Five repetitions of 1000 iterations at 10µs: 50ms timed.
 	secs := []float64{10e-6, 10e-6, 10e-6, 10e-6, 10e-6}
 	iters := []int64{1000, 1000, 1000, 1000, 1000}
 	a.record("BenchmarkLight @old", 2, 55*ms, secs, iters)
-	if changed := a.checkSetup(); len(changed) != 0 {
-		t.Fatalf("changed %v before every cell of a group ran", changed)
-	}
 	a.record("BenchmarkLight @new", 2, 56*ms, secs, iters)
 	// 5 × 2 × 1s of set-up beside the same timed loops.
 	a.record("BenchmarkHeavy @old", 2, 10055*ms, secs, iters)
+	if got := a.setupHeavy(); len(got) != 0 {
+		t.Fatalf("listed %v before every cell of a group ran", got)
+	}
 	a.record("BenchmarkHeavy @new", 2, 10060*ms, secs, iters)
+	a.record("BenchmarkHeavier @old", 2, 20055*ms, secs, iters)
+	a.record("BenchmarkHeavier @new", 2, 20055*ms, secs, iters)
 	if a.start != 5*ms {
 		t.Errorf("start %v, want 5ms", a.start)
 	}
-	changed := a.checkSetup()
-	slices.Sort(changed)
-	if want := []string{"BenchmarkHeavy @new", "BenchmarkHeavy @old"}; !slices.Equal(changed, want) {
-		t.Errorf("changed %v, want %v", changed, want)
+	got := a.setupHeavy()
+	want := [][]string{{"BenchmarkHeavier @new", "BenchmarkHeavier @old"}, {"BenchmarkHeavy @new", "BenchmarkHeavy @old"}}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("set-up heavy %v, want %v", got, want)
 	}
-	if k := a.repeatsOf("BenchmarkLight @old"); k != repeats {
-		t.Errorf("light cell runs %d repetitions, want %d", k, repeats)
+	for _, key := range want[1] {
+		a.k[key] = 1
 	}
 	if got, want := a.cost("BenchmarkHeavy @old"), 5*ms+2000*ms+10*ms; got != want {
 		t.Errorf("heavy cell's next process predicted %v, want %v", got, want)
@@ -68,11 +71,11 @@ func TestAllocationSetup(t *testing.T) {
 	if got := a.cost("BenchmarkLight @old"); got != 55*ms {
 		t.Errorf("light cell's next process predicted %v, want its last, 55ms", got)
 	}
-	if changed := a.checkSetup(); len(changed) != 0 {
-		t.Errorf("changed %v again", changed)
+	if got := a.setupHeavy(); len(got) != 1 {
+		t.Errorf("after one repetition, still listed: %v", got)
 	}
-	if got, want := a.counts(), map[int]int{1: 2, repeats: 2}; len(got) != 2 || got[1] != 2 || got[repeats] != 2 {
-		t.Errorf("counts %v, want %v", got, want)
+	if got := a.counts(); got[1] != 2 || got[repeats] != 4 {
+		t.Errorf("counts %v", got)
 	}
 }
 

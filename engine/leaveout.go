@@ -18,8 +18,11 @@ import (
 // round 1, cannot see them all. So after each round of the pass from the
 // second (once every cell has run a process at its fixed count), the run
 // predicts what its remaining rounds cost, cell by cell. When they do not
-// fit what is left of the budget, it leaves out the groups of compared
-// cells whose rounds cost most, as few as make the rest fit, so that the
+// fit what is left of the budget, it first runs one repetition a process
+// in the groups of compared cells whose repetitions cost more in set-up
+// than they time (alloc.go), those it shortens most first, as few as make
+// the pass fit. When that is not enough, it leaves out the groups whose
+// rounds cost most, as few as make the rest fit, so that the
 // others get their intervals: with every group costing one round each,
 // dropping the dearest first keeps the most of them. A left-out cell runs
 // no more; it is recorded as skipped with the reason, its comparisons stay
@@ -70,6 +73,26 @@ func (r *rounds) leaveOut(ctx context.Context, round int) error {
 	whole, ok := r.predictedRound()
 	if !ok || rest*whole <= remaining {
 		return nil
+	}
+	if s.unit != UnitCPU && r.opt.Repeat != nil {
+		var cut []string
+		for _, g := range s.alloc.setupHeavy() {
+			if rest*whole <= remaining {
+				break
+			}
+			for _, key := range g {
+				s.alloc.k[key] = 1
+			}
+			cut = append(cut, g...)
+			whole, _ = r.predictedRound()
+		}
+		if len(cut) > 0 {
+			fmt.Fprintf(r.progress, "perflab: the initial pass's remaining %d rounds do not fit the %s of the budget that remain: %d cells whose set-up costs more than their timed loop (%s) run one repetition a process from round %d\n",
+				rest, remaining.Round(time.Second), len(cut), namesLine(cut), round+1)
+		}
+		if rest*whole <= remaining {
+			return nil
+		}
 	}
 	idx := indexOf(r.plan)
 	type group struct {

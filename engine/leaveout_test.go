@@ -11,6 +11,49 @@ import (
 	"github.com/perflab/perflab/store"
 )
 
+// TestCutRepetitions: when the initial pass does not fit, a group whose
+// set-up outweighs its timed loops runs one repetition a process before
+// anything is left out.
+func TestCutRepetitions(t *testing.T) {
+	ms := time.Millisecond
+	cells := []plan.Cell{
+		{Bench: "BenchmarkHeavy", Config: "old"}, {Bench: "BenchmarkHeavy", Config: "new"},
+		{Bench: "BenchmarkLight", Config: "old"}, {Bench: "BenchmarkLight", Config: "new"},
+	}
+	db := openStore(t)
+	run := &store.Run{Experiment: "x", Mode: "quick"}
+	if _, err := db.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	s := &sequential{budget: time.Hour, alloc: newAllocation()}
+	// 13 rounds × (2 × 10.05s + 2 × 55ms) = 263s at five repetitions;
+	// at one, 13 × (2 × 2.015s + 110ms) = 54s.
+	s.start = time.Now().Add(-(time.Hour - 100*time.Second))
+	s.alloc.setGroups([]Item{{Cells: cells[:2]}, {Cells: cells[2:]}})
+	secs := []float64{10e-6, 10e-6, 10e-6, 10e-6, 10e-6}
+	iters := []int64{1000, 1000, 1000, 1000, 1000}
+	walls := []time.Duration{10055 * ms, 10055 * ms, 55 * ms, 55 * ms}
+	for ci, c := range cells {
+		s.alloc.record(c.String(), 2, walls[ci], secs, iters)
+	}
+	bins := map[string]string{slot(cells[0]): "old.test", slot(cells[1]): "new.test"}
+	r := &rounds{opt: Options{DB: db, NoProfile: true, Repeat: func(xs []float64) float64 { return xs[0] }}, plan: &plan.Plan{Cells: cells, Rounds: 15}, bins: bins,
+		runID: run.ID, progress: &progress, seq: s}
+	if err := r.leaveOut(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.left) != 0 {
+		t.Errorf("left out %v", r.left)
+	}
+	if s.alloc.repeatsOf("BenchmarkHeavy @old") != 1 || s.alloc.repeatsOf("BenchmarkLight @old") != repeats {
+		t.Errorf("repetitions heavy %d light %d", s.alloc.repeatsOf("BenchmarkHeavy @old"), s.alloc.repeatsOf("BenchmarkLight @old"))
+	}
+	if !strings.Contains(progress.String(), "2 cells whose set-up costs more than their timed loop (BenchmarkHeavy) run one repetition a process from round 3") {
+		t.Errorf("progress: %s", progress.String())
+	}
+}
+
 // TestLeaveOut: after round 2 of a 15-round initial pass, the remaining
 // 13 rounds of every cell cost more than the budget left; the comparisons
 // whose rounds cost most are left out, as few as make the rest fit, and
