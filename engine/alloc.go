@@ -56,7 +56,6 @@ type procCost struct {
 	k      int
 	wall   time.Duration // the process, start to exit
 	timed  time.Duration // inside its timed loops
-	setup  time.Duration // beyond start, exit and the timed loops, per repetition
 	repeat time.Duration // timed, per repetition
 }
 
