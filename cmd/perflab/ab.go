@@ -33,7 +33,10 @@ lies within ±1%, undecided otherwise), and the paired geomean. The run is store
 serve, history. With --budget or --precision, rounds are added while a
 ratio is undecided and every interval is an anytime-valid confidence
 sequence instead (see docs/sequential.md), so looking after each round
-does not inflate errors.
+does not inflate errors. A budget the first rounds of every benchmark
+outgrow first runs one repetition a process for benchmarks whose set-up
+outweighs their timed loop, then leaves out those whose rounds cost most,
+saying which and what budget would have held them.
 
 ` + wrapText(analysis.PairedMethod, 72) + `
 
