@@ -136,15 +136,18 @@ func (r *rounds) leaveOut(ctx context.Context, round int) error {
 			cells++
 		}
 	}
-	need := time.Since(s.start) + rest*whole + r.profileReserve()
+	// Rounded up, and more than the budget given: the prediction that
+	// did not fit it is what this budget lacks.
+	need := max(time.Since(s.start)+rest*whole+r.profileReserve(), s.budget+time.Second)
+	need = (need + 10*time.Second - 1).Truncate(10 * time.Second)
 	reason := fmt.Sprintf(store.LeftOutPrefix+"%d: the initial pass's remaining %d rounds of every cell need ≈%s and %s of the budget remain, and this cell's comparison is among those that cost most a round (≈%s or more each); a budget of about %s would have held the initial pass of every comparison",
-		round, rest, (rest * whole).Round(time.Second), remaining.Round(time.Second), groups[n-1].cost.Round(time.Millisecond), need.Round(10*time.Second))
+		round, rest, (rest * whole).Round(time.Second), remaining.Round(time.Second), groups[n-1].cost.Round(time.Millisecond), need)
 	which := fmt.Sprintf("the %d comparisons whose rounds cost most (%s; %d cells, ≈%s a round) run", n, namesLine(names), cells, (whole - kept).Round(time.Millisecond))
 	if n == 1 {
 		which = fmt.Sprintf("the comparison whose rounds cost most (%s; %d cells, ≈%s a round) runs", namesLine(names), cells, (whole - kept).Round(time.Millisecond))
 	}
 	fmt.Fprintf(r.progress, "perflab: the initial pass's remaining %d rounds need ≈%s and %s of the budget remain: %s no more, so that the other %d get their intervals; a budget of about %s would have held the initial pass of every one\n",
-		rest, (rest * whole).Round(time.Second), remaining.Round(time.Second), which, len(groups)-n, need.Round(10*time.Second))
+		rest, (rest * whole).Round(time.Second), remaining.Round(time.Second), which, len(groups)-n, need)
 	for _, g := range groups[:n] {
 		for _, ci := range g.cells {
 			c := r.plan.Cells[ci]

@@ -92,6 +92,10 @@ type PairedGeomean struct {
 	N      int            `json:"n"` // benchmarks in it
 	Ratio  analysis.Ratio `json:"ratio"`
 	OfRows float64        `json:"of_rows"` // geometric mean of the N rows' ratios; 0 when none has one
+	// LeftOut is how many of the unit's rows are not in it: their cells
+	// were left out for the budget after a few rounds (PairedRow.LeftOut),
+	// and a geomean pairs by round over the rounds every row ran.
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 // PairedResult compares two configs of one run, measured in the same
@@ -129,27 +133,18 @@ func LoadPaired(ctx context.Context, db *store.DB, runID int64, oldCfg, newCfg s
 		return nil, err
 	}
 	results := SamplingOf(in.Run).Planned(in.Results)
-	res := Paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec)))
-	markLeftOut(res, in.Failures)
-	return res, nil
+	return paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec)), leftOut(in.Failures)), nil
 }
 
-// markLeftOut marks the rows whose cells the budget left out.
-func markLeftOut(res *PairedResult, failures []store.Failure) {
+// leftOut is the cells (by name) a sequential run's budget left out.
+func leftOut(failures []store.Failure) map[string]bool {
 	left := map[string]bool{}
 	for _, f := range failures {
 		if f.LeftOut() {
 			left[f.Cell] = true
 		}
 	}
-	if len(left) == 0 {
-		return
-	}
-	for i := range res.Rows {
-		if left[benchname.Parse(res.Rows[i].Name).Cell()] {
-			res.Rows[i].LeftOut = true
-		}
-	}
+	return left
 }
 
 // Paired compares config newCfg against oldCfg within one run's results,
@@ -164,6 +159,12 @@ func markLeftOut(res *PairedResult, failures []store.Failure) {
 // geomean over the benchmarks both configs ran, at 1 − α. units gives
 // each unit's direction; nil follows the conventions of package unit.
 func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Options, units *unit.Table) *PairedResult {
+	return paired(results, oldCfg, newCfg, opt, units, nil)
+}
+
+// paired is Paired with the cells a budget left out (by name): their rows
+// are marked LeftOut and kept out of the geomeans.
+func paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Options, units *unit.Table, left map[string]bool) *PairedResult {
 	def := analysis.DefaultOptions()
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		opt.Alpha = def.Alpha
@@ -208,7 +209,8 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		sh := opt.Shift(o.Values, n.Values)
 		om, nm := o.ByRound(), n.ByRound()
 		// The ratio itself is computed below, at its unit's level.
-		row := PairedRow{Package: k.pkg, Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Same: sh.AllEqual}
+		row := PairedRow{Package: k.pkg, Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Same: sh.AllEqual,
+			LeftOut: left[benchname.Parse(k.name).Cell()]}
 		obs := len(opt.LogRatios(nm, om)) // independent observations: rounds, or layout clusters
 		if l, ok := opt.LayoutSpread(nm, om); ok {
 			l.SD, l.Lo, l.Hi = l.SD/math.Sqrt2, l.Lo/math.Sqrt2, l.Hi/math.Sqrt2
@@ -223,7 +225,7 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			}
 			res.Layout.Layouts = max(res.Layout.Layouts, obs)
 		}
-		if obs > 0 {
+		if obs > 0 && !row.LeftOut {
 			pairs[k.unit] = append(pairs[k.unit], [2]map[int]float64{nm, om})
 		}
 	}
@@ -245,7 +247,9 @@ func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			r.Verdict = judge(r.Unit, r.Ratio, r.Signif, r.Same, units)
 		}
 		if ps := pairs[u]; len(ps) > 0 && !res.SameUnit(u) {
-			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps), OfRows: rowsGeomean(res.Rows, idx)})
+			in := slices.DeleteFunc(slices.Clone(idx), func(i int) bool { return res.Rows[i].LeftOut })
+			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps), OfRows: rowsGeomean(res.Rows, in),
+				LeftOut: len(idx) - len(in)})
 		}
 	}
 	markWorkUnchanged(res.Rows)

@@ -354,18 +354,41 @@ func TestPairedPackages(t *testing.T) {
 	}
 }
 
-// TestMarkLeftOut marks the rows whose cells the budget left out, by the
-// cell's name without the GOMAXPROCS suffix; other skip rows mark none.
-func TestMarkLeftOut(t *testing.T) {
-	res := &PairedResult{Rows: []PairedRow{{Name: "BenchmarkX/a-2"}, {Name: "BenchmarkX/b-2"}, {Name: "BenchmarkY"}}}
-	markLeftOut(res, []store.Failure{
+// TestLeftOutRows: the rows whose cells the budget left out, found by the
+// cell's name without the GOMAXPROCS suffix, are marked and kept out of
+// the geomean, which pairs by round over the rounds every row ran; other
+// skip rows mark none.
+func TestLeftOutRows(t *testing.T) {
+	left := leftOut([]store.Failure{
 		{Config: "new", Cell: "BenchmarkX/a", Skip: true, Reason: store.LeftOutPrefix + "2: …"},
 		{Config: "old", Cell: "BenchmarkY", Skip: true, Reason: "skipped: needs /usr/share/dict/words"},
 		{Config: "old", Cell: "BenchmarkX/b", Reason: store.LeftOutPrefix + "2: not a skip row"},
 	})
-	for i, want := range []bool{true, false, false} {
-		if res.Rows[i].LeftOut != want {
-			t.Errorf("%s: left out %v, want %v", res.Rows[i].Name, res.Rows[i].LeftOut, want)
+	var results []*benchfmt.Result
+	add := func(name, config string, round int, v float64) {
+		results = append(results, &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1,
+			Config: []benchfmt.Config{{Key: "config", Value: []byte(config), File: true}, {Key: "round", Value: []byte(fmt.Sprint(round))}},
+			Values: []benchfmt.Value{{Value: v, Unit: "sec/op"}}})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 1; round <= 20; round++ {
+		for _, name := range []string{"X/b-2", "Y-2"} { // benchfmt names drop "Benchmark"
+			add(name, "old", round, 100*(1+0.02*rng.NormFloat64()))
+			add(name, "new", round, 110*(1+0.02*rng.NormFloat64()))
 		}
+		if round <= 2 { // left out after round 2
+			add("X/a-2", "old", round, 100)
+			add("X/a-2", "new", round, 50)
+		}
+	}
+	res := paired(results, "old", "new", analysis.DefaultOptions(), nil, left)
+	for _, r := range res.Rows {
+		if want := r.Name == "BenchmarkX/a-2"; r.LeftOut != want {
+			t.Errorf("%s: left out %v, want %v", r.Name, r.LeftOut, want)
+		}
+	}
+	g, ok := res.GeomeanFor("sec/op")
+	if !ok || g.N != 2 || g.LeftOut != 1 || !g.Ratio.HasInterval() || g.Ratio.Ratio < 1.05 {
+		t.Errorf("geomean %+v, want 2 rows (1 left out) with an interval near +10%%", g)
 	}
 }

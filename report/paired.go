@@ -349,6 +349,12 @@ func pairedLevels(r *findings.PairedResult) string {
 	if len(of) > 0 {
 		text += " A geomean is paired by round like the rows: the median over rounds of each round's geometric mean of its rows' ratios, not the geometric mean of the printed changes (" + strings.Join(of, ", ") + ")."
 	}
+	for _, g := range r.Geomeans {
+		if g.LeftOut > 0 {
+			text += fmt.Sprintf(" The geomeans leave out the %d rows of each unit whose benchmarks the budget left out after a few rounds.", g.LeftOut)
+			break
+		}
+	}
 	return text
 }
 
