@@ -20,26 +20,17 @@ func TestCutRepetitions(t *testing.T) {
 		{Bench: "BenchmarkHeavy", Config: "old"}, {Bench: "BenchmarkHeavy", Config: "new"},
 		{Bench: "BenchmarkLight", Config: "old"}, {Bench: "BenchmarkLight", Config: "new"},
 	}
-	db := openStore(t)
-	run := &store.Run{Experiment: "x", Mode: "quick"}
-	if _, err := db.CreateRun(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	var progress bytes.Buffer
-	s := &sequential{budget: time.Hour, alloc: newAllocation()}
 	// 13 rounds × (2 × 10.05s + 2 × 55ms) = 263s at five repetitions;
 	// at one, 13 × (2 × 2.015s + 110ms) = 54s.
-	s.start = time.Now().Add(-(time.Hour - 100*time.Second))
-	s.alloc.setGroups([]Item{{Cells: cells[:2]}, {Cells: cells[2:]}})
+	r, progress := passAfterRound2(t, cells, []Item{{Cells: cells[:2]}, {Cells: cells[2:]}}, 100*time.Second)
+	r.opt.Repeat = func(xs []float64) float64 { return xs[0] }
+	s := r.seq
 	secs := []float64{10e-6, 10e-6, 10e-6, 10e-6, 10e-6}
 	iters := []int64{1000, 1000, 1000, 1000, 1000}
 	walls := []time.Duration{10055 * ms, 10055 * ms, 55 * ms, 55 * ms}
 	for ci, c := range cells {
 		s.alloc.record(c.String(), 2, walls[ci], secs, iters)
 	}
-	bins := map[string]string{slot(cells[0]): "old.test", slot(cells[1]): "new.test"}
-	r := &rounds{opt: Options{DB: db, NoProfile: true, Repeat: func(xs []float64) float64 { return xs[0] }}, plan: &plan.Plan{Cells: cells, Rounds: 15}, bins: bins,
-		runID: run.ID, progress: &progress, seq: s}
 	if err := r.leaveOut(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
@@ -85,18 +76,8 @@ func TestLeaveOut(t *testing.T) {
 		{"not even the cheapest fits", 100 * ms, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db := openStore(t)
-			run := &store.Run{Experiment: "x", Mode: "quick"}
-			if _, err := db.CreateRun(context.Background(), run); err != nil {
-				t.Fatal(err)
-			}
-			var progress bytes.Buffer
-			s := &sequential{budget: time.Hour, alloc: newAllocation()}
-			s.start = time.Now().Add(-(time.Hour - tc.remaining))
-			s.alloc.setGroups(items)
-			bins := map[string]string{slot(cells[0]): "old.test", slot(cells[1]): "new.test"}
-			r := &rounds{opt: Options{DB: db, NoProfile: true}, plan: &plan.Plan{Cells: cells, Rounds: 15}, bins: bins,
-				runID: run.ID, progress: &progress, seq: s}
+			r, progress := passAfterRound2(t, cells, items, tc.remaining)
+			db := r.opt.DB
 			for ci, c := range cost {
 				r.timeCell(ci, c)
 			}
@@ -112,7 +93,7 @@ func TestLeaveOut(t *testing.T) {
 			if strings.Join(left, ",") != strings.Join(tc.left, ",") {
 				t.Errorf("left out %v, want %v\n%s", left, tc.left, progress.String())
 			}
-			fails, err := db.Failures(context.Background(), run.ID)
+			fails, err := db.Failures(context.Background(), r.runID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,4 +114,22 @@ func TestLeaveOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// passAfterRound2 is a sequential run of cells with a 15-round initial
+// pass and an hour's budget of which remaining is left, after its round
+// 2, its groups set from items.
+func passAfterRound2(t *testing.T, cells []plan.Cell, items []Item, remaining time.Duration) (*rounds, *bytes.Buffer) {
+	t.Helper()
+	db := openStore(t)
+	run := &store.Run{Experiment: "x", Mode: "quick"}
+	if _, err := db.CreateRun(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	s := &sequential{budget: time.Hour, alloc: newAllocation(), start: time.Now().Add(-(time.Hour - remaining))}
+	s.alloc.setGroups(items)
+	bins := map[string]string{slot(cells[0]): "old.test", slot(cells[1]): "new.test"}
+	var progress bytes.Buffer
+	return &rounds{opt: Options{DB: db, NoProfile: true}, plan: &plan.Plan{Cells: cells, Rounds: 15}, bins: bins,
+		runID: run.ID, progress: &progress, seq: s}, &progress
 }
