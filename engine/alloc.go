@@ -65,6 +65,10 @@ type cellStats struct {
 	last procCost
 	seen bool
 	reps map[int][]float64 // round → its process's repetitions' sec/op
+	// wallSum and walls: the wall times of its processes at last.k,
+	// whose mean predicts the next (one process's time is noisy).
+	wallSum time.Duration
+	walls   int
 }
 
 // allocation is a sequential run's choice of repetitions per cell.
@@ -107,8 +111,13 @@ func (a *allocation) record(key string, round int, wall time.Duration, secs []fl
 	if over := max(0, wall-timed); a.start < 0 || over < a.start {
 		a.start = over
 	}
+	if st.last.k != k {
+		st.wallSum, st.walls = 0, 0
+	}
 	st.last = procCost{k: k, wall: wall, timed: timed, repeat: timed / time.Duration(k)}
 	st.seen = true
+	st.wallSum += wall
+	st.walls++
 	if round > 0 {
 		st.reps[round] = secs
 	}
@@ -123,7 +132,8 @@ func (a *allocation) setupOf(st *cellStats) time.Duration {
 }
 
 // cost is the predicted wall time of a cell's next process, or 0 when
-// none has run at a fixed count.
+// none has run at a fixed count: the mean of its processes at the
+// repetitions it runs now, or, with other repetitions, its parts.
 func (a *allocation) cost(key string) time.Duration {
 	st := a.cells[key]
 	if st == nil || !st.seen {
@@ -131,7 +141,7 @@ func (a *allocation) cost(key string) time.Duration {
 	}
 	k := a.repeatsOf(key)
 	if k == st.last.k {
-		return st.last.wall
+		return st.wallSum / time.Duration(st.walls)
 	}
 	return max(0, a.start) + time.Duration(k)*(a.setupOf(st)+st.last.repeat)
 }

@@ -69,7 +69,11 @@ func TestAllocationSetup(t *testing.T) {
 		t.Errorf("heavy cell's next process predicted %v, want %v", got, want)
 	}
 	if got := a.cost("BenchmarkLight @old"); got != 55*ms {
-		t.Errorf("light cell's next process predicted %v, want its last, 55ms", got)
+		t.Errorf("light cell's next process predicted %v, want its one so far, 55ms", got)
+	}
+	a.record("BenchmarkLight @old", 3, 65*ms, secs, iters)
+	if got := a.cost("BenchmarkLight @old"); got != 60*ms {
+		t.Errorf("light cell's next process predicted %v, want the mean of its two, 60ms", got)
 	}
 	if got := a.setupHeavy(); len(got) != 1 {
 		t.Errorf("after one repetition, still listed: %v", got)
