@@ -597,7 +597,10 @@ type rounds struct {
 	cellRuns map[int]int
 	lastWall map[int]time.Duration // each plan cell's last run
 	// left: plan cells a sequential run's budget left out (leaveout.go).
-	left           map[int]bool
+	left map[int]bool
+	// roundExtra: the last planned round's time outside its cells'
+	// processes (relinking, storing), what predictedRound adds.
+	roundExtra     time.Duration
 	plannedElapsed time.Duration
 	ranHere        int // planned rounds run (not skipped as stored) by runAll
 }
@@ -631,6 +634,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 		if stop, err := r.initialPassSpent(ctx, round, start); stop || err != nil {
 			return err
 		}
+		roundStart, inCells := time.Now(), time.Duration(0)
 		var results []*benchfmt.Result
 		var failures, skipped []store.Failure
 		order := r.plan.Order(round)
@@ -653,6 +657,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 			cellStart := time.Now()
 			out, err := r.runCell(ctx, bin, cell, round)
 			r.timeCell(ci, time.Since(cellStart))
+			inCells += time.Since(cellStart)
 			cellsRun++
 			if err != nil && ctx.Err() != nil {
 				return ctx.Err()
@@ -680,6 +685,7 @@ func (r *rounds) runAll(ctx context.Context) error {
 		r.ranHere++
 		r.res.Failures += len(failures)
 		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
+		r.roundExtra = time.Since(roundStart) - inCells
 		if err := r.afterRound(ctx, round); err != nil {
 			return err
 		}

@@ -42,7 +42,9 @@ func (r *rounds) cellCost(ci int) time.Duration {
 }
 
 // predictedRound is the wall time of a round of the cells not left out,
-// with its relinking; ok is false while some cell's cost is unknown.
+// with what the last round took beside its cells (relinking, storing) or,
+// before one has run, the relinking a round needs; ok is false while some
+// cell's cost is unknown.
 func (r *rounds) predictedRound() (d time.Duration, ok bool) {
 	for ci := range r.plan.Cells {
 		if r.left[ci] {
@@ -57,7 +59,7 @@ func (r *rounds) predictedRound() (d time.Duration, ok bool) {
 		}
 		d += c
 	}
-	return d + r.lay.perRound(), true
+	return d + max(r.roundExtra, r.lay.perRound()), true
 }
 
 // leaveOut leaves out, after round of the initial pass, the groups of
