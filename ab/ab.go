@@ -103,8 +103,9 @@ const (
 
 // Run compares opt.Old and opt.New: it prepares both sides, measures
 // them into opt.DB and compares the paired changes. The result is nil
-// when nothing was measured. A run that stopped early (interrupted,
-// partial) is returned with an error and no comparison.
+// when nothing was measured. An interrupted run is returned with an
+// error and no comparison; a partial one (a cell failed in some rounds)
+// is compared on the rounds it has and returned with an error too.
 func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.DB == nil {
 		return nil, errors.New("ab: no database to store the run in")
@@ -117,10 +118,16 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if res.Run.Status != "complete" {
-		return res, fmt.Errorf("run %d is %s: its comparison would miss rounds or cells", res.Run.RunID, res.Run.Status)
+	switch res.Run.Status {
+	case "complete":
+		return res, res.Compare(ctx)
+	case "partial":
+		if err := res.Compare(ctx); err != nil {
+			return res, err
+		}
+		return res, fmt.Errorf("run %d is partial: some cells failed in some rounds, and its comparison misses their samples (the report's Failures section says why)", res.Run.RunID)
 	}
-	return res, res.Compare(ctx)
+	return res, fmt.Errorf("run %d is %s: its comparison would miss rounds or cells", res.Run.RunID, res.Run.Status)
 }
 
 // A Pair is a comparison ready to measure: both sides materialised and

@@ -166,3 +166,59 @@ func TestRunPackages(t *testing.T) {
 		t.Errorf("sec/op verdicts %v; want BenchmarkWork slower, and a row of BenchmarkSub", verdicts)
 	}
 }
+
+// flakyTestGo is a benchmark that panics past its first iteration where
+// the file crash.flag is beside it: listed on both sides, it fails in
+// every round on the side whose commit added the file.
+const flakyTestGo = `package work
+
+import (
+	"os"
+	"testing"
+)
+
+func BenchmarkFlaky(b *testing.B) {
+	if _, err := os.Stat("crash.flag"); err == nil && b.N > 1 {
+		panic("flaky benchmark crashed")
+	}
+	for i := 0; i < b.N; i++ {
+		Work(100)
+	}
+}
+`
+
+// TestRunPartial: a run in which one side's cell fails is partial; it is
+// still compared on what it has, and Run says so with an error.
+func TestRunPartial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs test binaries")
+	}
+	repo, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work", Files: map[string]string{"flaky_test.go": flakyTestGo}},
+		workmod.Commit{Steps: 1000, Subject: "crash", Files: map[string]string{"flaky_test.go": flakyTestGo, "crash.flag": "x"}})
+	tmp := t.TempDir()
+	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var progress bytes.Buffer
+	res, err := ab.Run(t.Context(), ab.Options{
+		Dir: repo, Old: "HEAD~1", New: "HEAD", Bench: "Work|Flaky", Rounds: 4, Benchtime: "5ms", Layout: engine.LayoutFixed, NoProfile: true,
+		DB: db, CacheDir: filepath.Join(tmp, "cache"), ArtifactDir: filepath.Join(tmp, "runs"), Progress: &progress,
+	})
+	if err == nil || !strings.Contains(err.Error(), "is partial") {
+		t.Fatalf("Run error %v, want a partial run\n%s", err, progress.String())
+	}
+	if res == nil || res.Run.Status != "partial" || res.Paired == nil {
+		t.Fatalf("result %+v, want a partial run compared", res)
+	}
+	var rows []string
+	for _, r := range res.Paired.Rows {
+		if r.Unit == "sec/op" {
+			rows = append(rows, r.Name)
+		}
+	}
+	if len(rows) != 1 || !strings.HasPrefix(rows[0], "BenchmarkWork") {
+		t.Errorf("sec/op rows %v, want BenchmarkWork's alone", rows)
+	}
+}

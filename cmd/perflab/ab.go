@@ -151,14 +151,20 @@ func init() {
 			run = res.Run
 		}
 		// The run's own summary and report paths go to stderr with the
-		// progress, so stdout holds the comparison alone.
-		if err := afterRun(ctx, db, run, err, f.runFlags, stderr, stderr); err != nil {
-			return err
+		// progress, so stdout holds the comparison alone. A partial run
+		// (a cell that crashed in some round) is still compared, on the
+		// rounds it has, and then exits 1.
+		partial := afterRun(ctx, db, run, err, f.runFlags, stderr, stderr)
+		if partial != nil && (err != nil || run == nil || run.Status != "partial") {
+			return partial
 		}
 		if err := res.Compare(ctx); err != nil {
 			return err
 		}
-		return f.print(res, stdout, stderr)
+		if err := f.print(res, stdout, stderr); err != nil {
+			return err
+		}
+		return partial
 	})
 }
 
