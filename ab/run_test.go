@@ -29,20 +29,13 @@ func TestRun(t *testing.T) {
 	}
 	repo, hashes := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work: 1000 steps"},
 		workmod.Commit{Steps: 10000, Subject: "work: 10000 steps", Files: map[string]string{"extra_test.go": workmod.ExtraTestGo}})
-	tmp := t.TempDir()
-	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	rules, err := compare.ParseThresholds("sec/op>+1%")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var progress bytes.Buffer
-	res, err := ab.Run(t.Context(), ab.Options{
+	res, progress, err := runAB(t, ab.Options{
 		Dir: repo, Old: "HEAD~1", New: "HEAD", Bench: "Work", Rounds: 10, Benchtime: "20ms", Layout: engine.LayoutFixed, NoProfile: true,
-		Rules: rules, DB: db, CacheDir: filepath.Join(tmp, "cache"), ArtifactDir: filepath.Join(tmp, "runs"), Progress: &progress,
+		Rules: rules,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
@@ -133,16 +126,8 @@ func TestRunPackages(t *testing.T) {
 	}
 	sub := map[string]string{"sub/sub.go": subGo, "sub/sub_test.go": subTestGo}
 	repo, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work: 1000 steps", Files: sub}, workmod.Commit{Steps: 10000, Subject: "work: 10000 steps"})
-	tmp := t.TempDir()
-	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var progress bytes.Buffer
-	res, err := ab.Run(t.Context(), ab.Options{
+	res, progress, err := runAB(t, ab.Options{
 		Dir: repo, Old: "HEAD~1", New: "HEAD", Packages: []string{"./..."}, Rounds: 10, Benchtime: "20ms", Layout: engine.LayoutFixed, NoProfile: true,
-		DB: db, CacheDir: filepath.Join(tmp, "cache"), ArtifactDir: filepath.Join(tmp, "runs"), Progress: &progress,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
@@ -195,16 +180,8 @@ func TestRunPartial(t *testing.T) {
 	}
 	repo, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work", Files: map[string]string{"flaky_test.go": flakyTestGo}},
 		workmod.Commit{Steps: 1000, Subject: "crash", Files: map[string]string{"flaky_test.go": flakyTestGo, "crash.flag": "x"}})
-	tmp := t.TempDir()
-	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var progress bytes.Buffer
-	res, err := ab.Run(t.Context(), ab.Options{
+	res, progress, err := runAB(t, ab.Options{
 		Dir: repo, Old: "HEAD~1", New: "HEAD", Bench: "Work|Flaky", Rounds: 4, Benchtime: "5ms", Layout: engine.LayoutFixed, NoProfile: true,
-		DB: db, CacheDir: filepath.Join(tmp, "cache"), ArtifactDir: filepath.Join(tmp, "runs"), Progress: &progress,
 	})
 	if err == nil || !strings.Contains(err.Error(), "is partial") {
 		t.Fatalf("Run error %v, want a partial run\n%s", err, progress.String())
@@ -221,4 +198,20 @@ func TestRunPartial(t *testing.T) {
 	if len(rows) != 1 || !strings.HasPrefix(rows[0], "BenchmarkWork") {
 		t.Errorf("sec/op rows %v, want BenchmarkWork's alone", rows)
 	}
+}
+
+// runAB runs ab.Run with a store, cache and artifacts of a temporary
+// directory, returning its progress beside its result.
+func runAB(t *testing.T, opt ab.Options) (*ab.Result, *bytes.Buffer, error) {
+	t.Helper()
+	tmp := t.TempDir()
+	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var progress bytes.Buffer
+	opt.DB, opt.CacheDir, opt.ArtifactDir, opt.Progress = db, filepath.Join(tmp, "cache"), filepath.Join(tmp, "runs"), &progress
+	res, err := ab.Run(t.Context(), opt)
+	return res, &progress, err
 }

@@ -173,9 +173,10 @@ type Summary struct {
 	Warnings       []string
 }
 
-// Summarize computes the median of values and its confidence interval with
-// benchmath's distribution-free method, as benchstat does.
+// Summarize computes the median of the finite values and its confidence
+// interval with benchmath's distribution-free method, as benchstat does.
 func Summarize(values []float64, opt Options) Summary {
+	values = finiteValues(values)
 	if len(values) == 0 {
 		return Summary{Center: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	}
@@ -187,8 +188,10 @@ func Summarize(values []float64, opt Options) Summary {
 	return out
 }
 
-// Compare returns the Mann-Whitney U test p-value of a against b.
+// Compare returns the Mann-Whitney U test p-value of a against b, on
+// their finite values (a NaN would never end the test's ranking of ties).
 func Compare(a, b []float64, opt Options) float64 {
+	a, b = finiteValues(a), finiteValues(b)
 	if len(a) == 0 || len(b) == 0 {
 		return 1
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -141,5 +142,32 @@ func TestUpToRound(t *testing.T) {
 	}
 	if len(in[0].Values) != 4 {
 		t.Errorf("UpToRound changed its input: %v", in[0].Values)
+	}
+}
+
+// TestNonFiniteValues: a NaN or infinite value is left out of a summary
+// and a comparison. A NaN once reached the U test, whose ranking of ties
+// never ended on it and grew until the process ran out of memory.
+func TestNonFiniteValues(t *testing.T) {
+	opt := DefaultOptions()
+	done := make(chan float64, 1)
+	go func() { done <- Compare([]float64{1, 2, 3, 4}, []float64{math.NaN()}, opt) }()
+	select {
+	case p := <-done:
+		if p != 1 {
+			t.Errorf("Compare against only a NaN: p = %v, want 1", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Compare with a NaN did not return")
+	}
+	if p := Compare([]float64{1, 2, 3, 4, 5, math.Inf(1)}, []float64{6, 7, 8, 9, 10, math.NaN()}, opt); !(p > 0 && p < 0.05) {
+		t.Errorf("Compare of 5 finite values each, fully apart: p = %v, want below 0.05", p)
+	}
+	s := Summarize([]float64{1, 2, math.NaN(), 3, math.Inf(-1)}, opt)
+	if s.N != 3 || s.Center != 2 {
+		t.Errorf("Summarize: %+v, want the median 2 of 3 finite values", s)
+	}
+	if s := Summarize([]float64{math.NaN()}, opt); s.N != 0 || !math.IsNaN(s.Center) {
+		t.Errorf("Summarize of a NaN alone: %+v, want no value", s)
 	}
 }
