@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,10 +203,33 @@ func Run(ctx context.Context, inv Invocation) ([]*benchfmt.Result, error) {
 		}
 		return nil, &RunError{Reason: reason, Tail: tail.String(), NoResults: true}
 	}
+	if bad := unmeasured(p.res); bad != "" {
+		return nil, &RunError{Reason: fmt.Sprintf("benchmark binary %s exited cleanly but printed %s with no measured value: go test prints that for a benchmark that panicked, when the panic loses a race with the end of the run", name, bad), Tail: tail.String()}
+	}
 	if p.err != nil {
 		return p.res, fmt.Errorf("gotest: benchmark binary %s printed malformed benchmark lines (a benchmark may be writing to standard output): %w", name, p.err)
 	}
 	return p.res, nil
+}
+
+// unmeasured names the first result that has no value, or a value that is
+// not a number, or returns "". A benchmark that panics in its goroutine
+// unblocks the testing package's wait as the panic unwinds; once in some
+// thousand runs the process then prints the result line (with the
+// iteration count alone, which is no result, or with a time that is not
+// a number) and exits 0 before the panic is printed.
+func unmeasured(res []*benchfmt.Result) string {
+	for _, r := range res {
+		if len(r.Values) == 0 {
+			return "Benchmark" + string(r.Name)
+		}
+		for _, v := range r.Values {
+			if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+				return fmt.Sprintf("Benchmark%s (%v %s)", r.Name, v.Value, v.Unit)
+			}
+		}
+	}
+	return ""
 }
 
 // failureReason explains why a run ended unsuccessfully.
