@@ -62,8 +62,7 @@ type procCost struct {
 // cellStats is what a sequential run gathers of one cell to choose its
 // repetitions.
 type cellStats struct {
-	last procCost
-	seen bool
+	last procCost          // every cellStats has one: record makes it
 	reps map[int][]float64 // round → its process's repetitions' sec/op
 	// wallSum and walls: the wall times of its processes at last.k,
 	// whose mean predicts the next (one process's time is noisy).
@@ -115,7 +114,6 @@ func (a *allocation) record(key string, round int, wall time.Duration, secs []fl
 		st.wallSum, st.walls = 0, 0
 	}
 	st.last = procCost{k: k, wall: wall, timed: timed, repeat: timed / time.Duration(k)}
-	st.seen = true
 	st.wallSum += wall
 	st.walls++
 	if round > 0 {
@@ -125,9 +123,6 @@ func (a *allocation) record(key string, round int, wall time.Duration, secs []fl
 
 // setupOf is a cell's set-up per repetition, from its last process.
 func (a *allocation) setupOf(st *cellStats) time.Duration {
-	if !st.seen || st.last.k == 0 {
-		return 0
-	}
 	return max(0, (st.last.wall-st.last.timed-max(0, a.start))/time.Duration(st.last.k))
 }
 
@@ -136,7 +131,7 @@ func (a *allocation) setupOf(st *cellStats) time.Duration {
 // repetitions it runs now, or, with other repetitions, its parts.
 func (a *allocation) cost(key string) time.Duration {
 	st := a.cells[key]
-	if st == nil || !st.seen {
+	if st == nil {
 		return 0
 	}
 	k := a.repeatsOf(key)
@@ -205,7 +200,7 @@ func (a *allocation) setupHeavy() [][]string {
 		all := true
 		for _, key := range g {
 			st := a.cells[key]
-			if st == nil || !st.seen {
+			if st == nil {
 				all = false
 				break
 			}
