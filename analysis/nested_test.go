@@ -203,3 +203,39 @@ func TestChooseRepeats(t *testing.T) {
 		t.Error("an empty group was judged")
 	}
 }
+
+// TestChooseRepeatsOneSided: interference only slows a sample down. When
+// it spoils single repetitions (a tenth of them, by up to +50%), the median
+// of several leaves them out and the curve falls faster than 1/k, so
+// several repetitions are chosen; when it slows whole processes (a tenth
+// of them), repetitions cannot help and one is chosen.
+func TestChooseRepeatsOneSided(t *testing.T) {
+	draw := func(rng *rand.Rand, perRep bool) [][][]float64 {
+		reps := make([][][]float64, 2)
+		for i := range reps {
+			for range 60 {
+				slow := 0.0
+				if !perRep && rng.Float64() < 0.1 {
+					slow = 0.5 * rng.ExpFloat64()
+				}
+				xs := make([]float64, 5)
+				for n := range xs {
+					x := 1e-6 * (1 + slow) * math.Exp(0.002*rng.NormFloat64())
+					if perRep && rng.Float64() < 0.1 {
+						x *= 1 + 0.5*rng.Float64()
+					}
+					xs[n] = x
+				}
+				reps[i] = append(reps[i], xs)
+			}
+		}
+		return reps
+	}
+	rng := rand.New(rand.NewPCG(5, 8))
+	if k, ok := ChooseRepeats(draw(rng, true), 50*time.Millisecond, 40*time.Millisecond, 10); !ok || k < 3 {
+		t.Errorf("spoiled repetitions: %d %v, want 3 or more", k, ok)
+	}
+	if k, ok := ChooseRepeats(draw(rng, false), 5*time.Millisecond, 40*time.Millisecond, 10); !ok || k != 1 {
+		t.Errorf("slowed processes: %d %v, want 1", k, ok)
+	}
+}
