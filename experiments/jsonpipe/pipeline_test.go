@@ -114,21 +114,32 @@ func TestVariantsOnGenerated(t *testing.T) {
 }
 
 // TestMeterCountsAllocs: with CountAllocs, the build stage of heap
-// allocates (maps, boxed values) and the counts are per stage.
+// allocates (maps, boxed values) and the counts are per stage. The
+// runtime counts every goroutine's allocations, so another goroutine
+// (the test framework's, the runtime's) can add a few to any one run;
+// they only add, and the least count over several runs is the stage's.
 func TestMeterCountsAllocs(t *testing.T) {
 	d, err := Generate(5, 10<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Meter{CountAllocs: true}
-	if err := new(heapPipe).Run(d.JSON, &m, nil); err != nil {
-		t.Fatal(err)
+	var least [NumStages]uint64
+	for run := 0; run < 5; run++ {
+		m := Meter{CountAllocs: true}
+		if err := new(heapPipe).Run(d.JSON, &m, nil); err != nil {
+			t.Fatal(err)
+		}
+		for s, n := range m.Allocs {
+			if run == 0 || n < least[s] {
+				least[s] = n
+			}
+		}
 	}
-	if m.Allocs[Build] < uint64(d.Fields)/4 {
-		t.Errorf("build stage: %d allocations for %d fields; the meter misses them", m.Allocs[Build], d.Fields)
+	if least[Build] < uint64(d.Fields)/4 {
+		t.Errorf("build stage: %d allocations for %d fields; the meter misses them", least[Build], d.Fields)
 	}
-	if m.Allocs[Parse] > 4 {
-		t.Errorf("parse stage: %d allocations, want the document copy only", m.Allocs[Parse])
+	if least[Parse] > 4 {
+		t.Errorf("parse stage: %d allocations, want the document copy only", least[Parse])
 	}
 }
 
