@@ -196,12 +196,18 @@ func newBoundary(confidence float64, target int) *medianBoundary {
 // count is a_t: the largest count a of log-ratios ≤ a candidate median
 // (or ≥ it) that the boundary rejects at round t, −1 when none.
 func (b *medianBoundary) count(t int) int {
+	return b.countsTo(t)[t]
+}
+
+// countsTo returns a_0 … a_t (at least), computing those not yet known;
+// the caller must not modify them.
+func (b *medianBoundary) countsTo(t int) []int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for len(b.counts) <= t {
 		b.counts = append(b.counts, b.searchCount(len(b.counts)))
 	}
-	return b.counts[t]
+	return b.counts
 }
 
 // searchCount finds a_t by bisection: M_t(a) decreases in a.

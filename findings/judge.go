@@ -70,6 +70,10 @@ type Judged struct {
 	// AtLeast marks More as a lower bound: the rounds until the first
 	// interval, before there are enough to estimate from.
 	AtLeast bool
+	// MoreLo and MoreHi, when MoreHi > 0, are an 80% predictive range of
+	// the further rounds (a compared ratio's forecast,
+	// analysis.ForecastDecision), More its median.
+	MoreLo, MoreHi int
 	// LeftOut: the run's budget left out a cell it reads, which then ran
 	// no more (store.Failure.LeftOut).
 	LeftOut bool
@@ -399,9 +403,47 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 		// them as the least it needs).
 		it.More, it.AtLeast = (first-len(lr))*per, true
 	default:
-		it.More = (analysis.RoundsToHalfWidth(lr, target, opt.Confidence, opt.AnytimeTarget, 100000) - len(lr)) * per
+		it.More, it.MoreLo, it.MoreHi = forecastMore(lr, d, opt, target)
+		it.More, it.MoreLo, it.MoreHi = it.More*per, it.MoreLo*per, it.MoreHi*per
 	}
 	return it
+}
+
+// forecastHorizon is how far past the current rounds, as a multiple of
+// them, a forecast simulates the rule (analysis.ForecastDecision).
+const forecastHorizon = 40
+
+// forecastMore predicts the further observations a compared ratio needs
+// to be decided by judgeRatio's rule: the median of the simulated paths
+// and their 80% range. When the median path has not decided within
+// forecastHorizon times the current observations, the range is unknown
+// (0, 0) and the estimate is the rounds at which the half-width reaches
+// target (analysis.RoundsToHalfWidth), at least the horizon.
+func forecastMore(lr []float64, d store.Decide, opt analysis.Options, target float64) (more, lo, hi int) {
+	n := len(lr)
+	limit := forecastHorizon * max(n, analysis.AnytimeMinRounds)
+	logs := make([]float64, len(d.GateRatios))
+	for i, l := range d.GateRatios {
+		logs[i] = math.Log(l)
+	}
+	band := math.Log1p(EquivalenceBand)
+	decided := func(lo, hi float64) bool {
+		if d.Precision > 0 {
+			return (hi-lo)/2 <= d.Precision // Ratio.HalfWidth, on the log scale
+		}
+		for _, l := range logs {
+			if lo <= l && l <= hi {
+				return false
+			}
+		}
+		return lo > 0 || hi < 0 || lo >= -band && hi <= band
+	}
+	f := analysis.ForecastDecision(lr, opt.Confidence, opt.AnytimeTarget, limit, decided)
+	if f.Beyond {
+		far := analysis.RoundsToHalfWidth(lr, target, opt.Confidence, opt.AnytimeTarget, 100000)
+		return max(far, limit) - n, 0, 0
+	}
+	return f.Median - n, f.Lo - n, f.Hi - n
 }
 
 // clearsLimits reports whether r's interval lies wholly on one side of

@@ -211,6 +211,10 @@ func TestJudgeSequential(t *testing.T) {
 		if !ca.Decided && ca.More < 1 {
 			t.Errorf("%d rounds: open c/a needs %d more rounds, want an estimate ≥ 1", n, ca.More)
 		}
+		t.Logf("%d rounds: c/a ≈%d more, likely %d–%d", n, ca.More, ca.MoreLo, ca.MoreHi)
+		if !ca.Decided && ca.HasInterval && ca.MoreHi > 0 && !(1 <= ca.MoreLo && ca.MoreLo <= ca.More && ca.More <= ca.MoreHi) {
+			t.Errorf("%d rounds: open c/a forecast ≈%d more rounds, likely %d–%d: want 1 ≤ low ≤ median ≤ high", n, ca.More, ca.MoreLo, ca.MoreHi)
+		}
 		want := []plan.Cell{{Bench: "BenchmarkW", Levels: []string{"v=b"}, Config: "default"}, {Bench: "BenchmarkW", Levels: []string{"v=a"}, Config: "default"}}
 		if !reflect.DeepEqual(ba.Cells, want) {
 			t.Errorf("b/a reads %v, want %v", ba.Cells, want)

@@ -25,9 +25,18 @@ func JudgedLine(it findings.Judged) string {
 	case it.More >= 0 && it.AtLeast:
 		s += fmt.Sprintf(" (≥%d more rounds)", it.More)
 	case it.More >= 0:
-		s += fmt.Sprintf(" (≈%d more rounds)", it.More)
+		s += fmt.Sprintf(" (≈%d more rounds%s)", it.More, likely(it))
 	}
 	return s
+}
+
+// likely is an item's 80% predictive range of further rounds in words
+// (", likely 12–40"), or "" when it has none.
+func likely(it findings.Judged) string {
+	if it.MoreHi <= 0 || it.AtLeast {
+		return ""
+	}
+	return fmt.Sprintf(", likely %d–%d", it.MoreLo, it.MoreHi)
 }
 
 // judgedInterval is an item's estimate and interval in words.
@@ -113,7 +122,7 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 			more = "left out for the budget, which could not hold the initial pass of every comparison (see Not applicable)"
 		case it.More >= 0:
 			cost := time.Duration(it.More) * q.Stop.CellCost * time.Duration(len(it.Cells))
-			more = fmt.Sprintf("would need ≈%d more rounds (≈%s)", it.More, cost.Round(time.Second))
+			more = fmt.Sprintf("would need ≈%d more rounds (≈%s%s)", it.More, cost.Round(time.Second), likely(it))
 			if it.AtLeast {
 				more = fmt.Sprintf("would need at least %d more rounds (≥%s) before its first interval; too few rounds yet to estimate how many more", it.More, cost.Round(time.Second))
 			}

@@ -23,6 +23,8 @@ func TestJudgedLine(t *testing.T) {
 		{findings.Judged{Label: "T1 check 1", Check: &check, More: 12}, "T1 check 1 sec/op b = 0.97 [0.93, 1.01] (n=8) (≈12 more rounds)"},
 		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: 0.95, Hi: 1.12, HalfWidth: 0.078, N: 9, HasInterval: true, More: -1},
 			"W v=b/a (sec/op) 1.0300 [0.9500, 1.1200] ±7.80%, 9 rounds"},
+		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: 0.95, Hi: 1.12, HalfWidth: 0.078, N: 9, HasInterval: true, More: 21, MoreLo: 9, MoreHi: 55},
+			"W v=b/a (sec/op) 1.0300 [0.9500, 1.1200] ±7.80%, 9 rounds (≈21 more rounds, likely 9–55)"},
 		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: math.NaN(), Hi: math.NaN(), N: 5, MinRounds: 8, More: -1},
 			"W v=b/a (sec/op) 1.0300, 5 rounds (an interval needs 8)"},
 		{findings.Judged{Label: "W v=b/a (cpu-sec/op)", More: -1}, "W v=b/a (cpu-sec/op) no samples yet"},
