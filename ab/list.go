@@ -84,6 +84,50 @@ func listSides(ctx context.Context, sides []*Side, pkgs []string, regex, binCach
 	return out, nil
 }
 
+// ListAll lists the benchmarks matching regex in the packages pkgs name
+// in src, as [List] does for one: a pattern stands for the packages with
+// test files that go list finds for it. With several packages each
+// benchmark names its package, and a package with no benchmark the
+// selection matches is passed over; a package whose test binary does not
+// build is a *[BuildError] naming it.
+func ListAll(ctx context.Context, src *revision.Source, c discover.Config, pkgs []string, regex, binCache string) (*discover.Listing, error) {
+	if !several(pkgs) {
+		return List(ctx, src, c, pkgs[0], regex, binCache)
+	}
+	list, err := packagesOf(ctx, src, pkgs)
+	if err != nil {
+		return nil, err
+	}
+	var all discover.Listing
+	for _, pkg := range list {
+		l, err := List(ctx, src, c, pkg, regex, binCache)
+		var be *BuildError
+		var se *discover.SkippedError
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.As(err, &be):
+			return nil, &BuildError{fmt.Errorf("%s: %w", pkg, be.Err)}
+		case errors.As(err, &se):
+			all.Skipped = append(all.Skipped, se.Skipped...)
+			continue
+		case errors.As(err, new(*discover.NoMatchError)):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", pkg, err)
+		}
+		for _, b := range l.Benches {
+			b.Package = pkg
+			all.Benches = append(all.Benches, b)
+		}
+		all.Skipped = append(all.Skipped, l.Skipped...)
+	}
+	if len(all.Benches) == 0 {
+		return nil, fmt.Errorf("none of the %d packages %s stands for has a benchmark matching %q", len(list), strings.Join(pkgs, " "), regex)
+	}
+	return &all, nil
+}
+
 // packagesOf are the packages pkgs name in src's module directory: pkgs
 // as given, or, when they hold a pattern, the packages with test files
 // that go list finds for them.

@@ -13,7 +13,6 @@ import (
 	"github.com/perflab/perflab/engine"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/internal/workmod"
-	"github.com/perflab/perflab/store"
 )
 
 // TestRun compares two commits of a throwaway module through the API
@@ -204,12 +203,7 @@ func TestRunPartial(t *testing.T) {
 // directory, returning its progress beside its result.
 func runAB(t *testing.T, opt ab.Options) (*ab.Result, *bytes.Buffer, error) {
 	t.Helper()
-	tmp := t.TempDir()
-	db, err := store.Open(filepath.Join(tmp, "perflab.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	tmp, db := workmod.Store(t)
 	var progress bytes.Buffer
 	opt.DB, opt.CacheDir, opt.ArtifactDir, opt.Progress = db, filepath.Join(tmp, "cache"), filepath.Join(tmp, "runs"), &progress
 	res, err := ab.Run(t.Context(), opt)

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/perflab/perflab/bisect"
@@ -42,16 +43,18 @@ type Options struct {
 	// Good and Bad are git revisions, Good older: the search covers
 	// git rev-list --first-parent Good..Bad.
 	Good, Bad string
-	// Package is the package whose benchmarks are measured, relative to
-	// the module directory; "" is ".".
-	Package string
+	// Packages are the packages whose benchmarks are measured, relative
+	// to the module directory, as go test takes them (a pattern such as
+	// ./... stands for the packages with test files it matches); nil is
+	// ".". Over several packages every benchmark names its package.
+	Packages []string
 	// Bench selects benchmarks, as go test -bench does; "" selects all.
 	Bench string
 	// BenchFor names the benchmark the steps decide on; "" decides on
 	// the geomean of every benchmark selected.
 	BenchFor string
 	// With are files added to the package of every commit (a benchmark
-	// the history did not have yet).
+	// the history did not have yet); only with one package.
 	With []revision.File
 
 	// Alpha is the search's error rate, split across its steps; 0 is
@@ -97,7 +100,9 @@ const (
 // withDefaults fills in the options left zero and checks them.
 func (o Options) withDefaults() (Options, error) {
 	o.Dir = cmpOr(o.Dir, ".")
-	o.Package = cmpOr(o.Package, ".")
+	if len(o.Packages) == 0 {
+		o.Packages = []string{"."}
+	}
 	o.Benchtime = cmpOr(o.Benchtime, "100ms")
 	o.Layout = cmpOr(o.Layout, engine.LayoutRandom)
 	if o.Alpha == 0 {
@@ -134,6 +139,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("unit %q: want %s, %s or %s", o.Unit, engine.UnitSec, engine.UnitCPU, engine.UnitInstructions)
 	case o.Unit == engine.UnitInstructions && !m.Instructions:
 		return o, fmt.Errorf("unit %s needs instructions measured", engine.UnitInstructions)
+	case len(o.With) > 0 && o.several():
+		return o, fmt.Errorf("--with adds its files to one package, and %s names several; name the package the files belong to", strings.Join(o.Packages, " "))
 	}
 	if _, err := engine.ParseLayout(o.Layout); err != nil {
 		return o, err
@@ -145,6 +152,16 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// several reports whether the options name more than one package:
+// several, or a pattern.
+func (o Options) several() bool {
+	return len(o.Packages) > 1 || strings.Contains(o.Packages[0], "...")
+}
+
+// packages names the packages as one string: the one package, or the
+// list as given.
+func (o Options) packages() string { return strings.Join(o.Packages, " ") }
 
 func cmpOr(s, def string) string {
 	if s == "" {
@@ -220,7 +237,7 @@ func (b *Bisect) Run(ctx context.Context, db *store.DB) (*Result, error) {
 	fmt.Fprintf(s.opt.Progress, "perflab bisect: %d commits after GOOD %s up to BAD %s; at most %d steps, α = %g (%.3g a step); bisect %s\n",
 		len(h)-1, h[0].Short(), h[len(h)-1].Short(), s.planned, s.opt.Alpha, bisect.StepAlpha(s.opt.Alpha, s.planned, 1), s.id)
 	res, err := bisect.Search(ctx, len(h)-1, s.opt.Alpha, s)
-	view := findings.BisectOf(findings.Bisect{ID: s.id, Package: s.opt.Package, Regex: s.opt.Bench, Rule: s.rule, History: h}, res, s.steps)
+	view := findings.BisectOf(findings.Bisect{ID: s.id, Package: s.opt.packages(), Regex: s.opt.Bench, Rule: s.rule, History: h}, res, s.steps)
 	return &Result{Bisect: view, Search: res}, err
 }
 
@@ -232,7 +249,7 @@ func (s *stepper) identify(ctx context.Context) error {
 	n := len(s.history) - 1
 	o := s.opt
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%g\x00%g\x00%s\x00%v\x00%s\x00",
-		s.repo.Top, s.repo.Rel, s.history[0].Hash, s.history[n].Hash, o.Package, o.Bench, s.rule.Unit, o.Measure,
+		s.repo.Top, s.repo.Rel, s.history[0].Hash, s.history[n].Hash, o.packages(), o.Bench, s.rule.Unit, o.Measure,
 		s.rule.MinEffect, o.Alpha, o.BenchFor, o.CPU, o.Benchtime)
 	if o.Layout != engine.LayoutRandom {
 		// Bisects that sample layouts keep the identity they had before

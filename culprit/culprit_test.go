@@ -1,6 +1,7 @@
 package culprit
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if o.MaxRounds != tt.wantMax || o.Layout != tt.wantLay || o.Unit != tt.unit || o.Alpha != 0.05 || o.MinEffect != 0.02 || o.Benchtime != "100ms" || o.Package != "." {
+		if o.MaxRounds != tt.wantMax || o.Layout != tt.wantLay || o.Unit != tt.unit || o.Alpha != 0.05 || o.MinEffect != 0.02 || o.Benchtime != "100ms" || !slices.Equal(o.Packages, []string{"."}) {
 			t.Errorf("%s: %+v; want at most %d rounds, layout %q, unit %q and the defaults", tt.name, o, tt.wantMax, tt.wantLay, tt.unit)
 		}
 	}

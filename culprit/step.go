@@ -129,11 +129,13 @@ func (s *stepper) prepare(ctx context.Context, i int) error {
 	if _, ok := s.benches[i]; ok {
 		return nil
 	}
-	src, err := s.repo.MaterializeWith(ctx, s.history[i].Hash, s.opt.CacheDir, s.opt.Package, s.opt.With)
+	// With files go into the one package (Options refuses them with
+	// several).
+	src, err := s.repo.MaterializeWith(ctx, s.history[i].Hash, s.opt.CacheDir, s.opt.Packages[0], s.opt.With)
 	if err == nil {
 		s.sources[i] = src
 		var l *discover.Listing
-		l, err = ab.List(ctx, src, discover.Config{Name: "probe"}, s.opt.Package, s.opt.Bench, filepath.Join(s.opt.CacheDir, "bin"))
+		l, err = ab.ListAll(ctx, src, discover.Config{Name: "probe"}, s.opt.Packages, s.opt.Bench, filepath.Join(s.opt.CacheDir, "bin"))
 		var be *ab.BuildError
 		if errors.As(err, &be) {
 			err = &notBuilt{compileError(err.Error())}
@@ -174,18 +176,29 @@ func (s *stepper) choose() error {
 		if !strings.HasPrefix(want, "Benchmark") {
 			want = "Benchmark" + want
 		}
-		if !slices.Contains(benchNames(common), want) {
+		var in []string
+		for _, b := range common {
+			if b.Name() == want {
+				in = append(in, b.FullName())
+			}
+		}
+		switch {
+		case len(in) == 0:
 			return fmt.Errorf("--bench-for %s: no such benchmark among those selected in GOOD and BAD: %s", s.opt.BenchFor, strings.Join(benchNames(common), ", "))
+		case len(in) > 1:
+			return fmt.Errorf("--bench-for %s: %d packages have a benchmark of that name (%s); bisect the one package whose benchmark to decide on", s.opt.BenchFor, len(in), strings.Join(in, ", "))
 		}
 		s.rule.Bench = want
 	}
 	return nil
 }
 
+// benchNames names benchmarks for people, each with its package in a
+// selection over several.
 func benchNames(bs []discover.Bench) []string {
 	var out []string
 	for _, x := range bs {
-		out = append(out, x.Name())
+		out = append(out, x.FullName())
 	}
 	return out
 }
@@ -195,8 +208,8 @@ func lacking(want, have []discover.Bench) []string {
 	var out []string
 	names := benchNames(have)
 	for _, w := range want {
-		if !slices.Contains(names, w.Name()) {
-			out = append(out, w.Name())
+		if !slices.Contains(names, w.FullName()) {
+			out = append(out, w.FullName())
 		}
 	}
 	return out
@@ -319,8 +332,14 @@ func (s *stepper) run(ctx context.Context, st bisect.Step, earlier []int64, budg
 	for _, c := range configs {
 		names = append(names, c.Name)
 	}
+	// A bisect over several packages is the module's: its cells name
+	// their packages.
+	pkg := s.opt.Packages[0]
+	if s.opt.several() {
+		pkg = "."
+	}
 	sp, err := ab.Spec(filepath.Join(lo.ModDir, "perflab-bisect.toml"), discover.SpecInput{
-		Name: "bisect-" + ab.Name(s.opt.Dir, s.opt.Package), Title: title, Package: s.opt.Package, Benches: s.set, Configs: configs,
+		Name: "bisect-" + ab.Name(s.opt.Dir, pkg), Title: title, Package: pkg, Benches: s.set, Configs: configs,
 		Rounds: findings.InitialRounds, Benchtime: s.opt.Benchtime, CPU: s.opt.CPU,
 	})
 	if err != nil {

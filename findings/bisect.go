@@ -90,8 +90,18 @@ type BisectBench struct {
 
 // roleMaps are one benchmark's per-round values of each role.
 type roleMaps struct {
-	name                  string
+	name                  string // without the -N suffix or the package
+	pkg                   string // its package in a bisect over several; ""
 	good, mid, again, bad map[int]float64
+}
+
+// fullName names the benchmark for people, with its package when it has
+// one: "BenchmarkX (./codec)".
+func (b roleMaps) fullName() string {
+	if b.pkg != "" {
+		return b.name + " (" + b.pkg + ")"
+	}
+	return b.name
 }
 
 // BisectStepOf computes a step from the results of its runs (one slice
@@ -130,7 +140,7 @@ func stepOf(s bisect.Step, benches []roleMaps, rule BisectRule, layoutOf func(in
 	opt := analysis.Options{Alpha: s.Alpha, Confidence: st.Confidence, Anytime: true, LayoutOf: layoutOf}
 	var badGood, midGood, badMid, contrast [][2]map[int]float64
 	for _, b := range benches {
-		st.Benches = append(st.Benches, BisectBench{Name: b.name, BadGood: opt.Paired(b.bad, b.good), MidGood: opt.Paired(b.mid, b.good), BadMid: opt.Paired(b.bad, b.mid)})
+		st.Benches = append(st.Benches, BisectBench{Name: b.fullName(), BadGood: opt.Paired(b.bad, b.good), MidGood: opt.Paired(b.mid, b.good), BadMid: opt.Paired(b.bad, b.mid)})
 		if rule.Bench != "" && b.name != rule.Bench {
 			continue
 		}
@@ -208,12 +218,12 @@ func roles(samples []*analysis.Sample, unit string) []roleMaps {
 		if sm.Unit != unit {
 			continue
 		}
-		name := sm.Name.Cell()
-		i, ok := index[name]
+		b := roleMaps{name: sm.Name.Cell(), pkg: sm.Package}
+		i, ok := index[b.fullName()]
 		if !ok {
 			i = len(out)
-			index[name] = i
-			out = append(out, roleMaps{name: name})
+			index[b.fullName()] = i
+			out = append(out, b)
 		}
 		switch sm.Config {
 		case BisectGood:

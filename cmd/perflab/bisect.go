@@ -19,7 +19,7 @@ var cmdBisect = &command{
 	rank:    17,
 	name:    "bisect",
 	summary: "which commit made it slower (or faster)? a paired verdict at every step",
-	usage:   "GOOD BAD [PKG] -bench REGEX [--budget D] [--min-effect 2%] [--measure instructions] [--with FILE]... [--bench-for NAME] [--resume] [flags]",
+	usage:   "GOOD BAD [PKG...] -bench REGEX [--budget D] [--min-effect 2%] [--measure instructions] [--with FILE]... [--bench-for NAME] [--resume] [flags]",
 	help: `
 Bisect finds the commit between GOOD and BAD that changed the selected
 benchmarks, with a paired, sequential verdict at every step instead of one
@@ -48,7 +48,10 @@ and --resume continues a bisect that was killed or stopped with Ctrl-C
 from the store (run it with the same arguments).
 
 Several benchmarks: the search decides on --bench-for NAME, or on the
-geomean of all of them, and reports every one at the culprit.
+geomean of all of them, and reports every one at the culprit. Several
+packages (a list, or a pattern such as ./...): every step builds one test
+binary per package and commit, rounds interleave all of them, and each
+benchmark is named with its package; --with needs one package.
 
 Exit status: 0 when the culprit is found, 2 when there is nothing to
 bisect, 1 when the search could not narrow the range to one commit, or on
@@ -57,6 +60,7 @@ an error.
 Examples:
   perflab bisect v1.4.0 main ./codec -bench Encode --budget 10m
   perflab bisect v1.4.0 main ./codec -bench . --bench-for BenchmarkEncode/size=1k --measure instructions
+  perflab bisect v1.4.0 main ./... -bench . --budget 20m
   perflab bisect 9f2c1d0 HEAD . -bench Get --with ~/bench/get_bench_test.go --markdown bisect.md
   perflab bisect v1.4.0 main ./codec -bench Encode --budget 10m --resume   # after Ctrl-C`,
 }
@@ -108,7 +112,7 @@ const defaultMinEffect = 0.02
 
 func init() {
 	define(cmdBisect, func(f *bisectFlags, pos []string, stdout, stderr io.Writer) error {
-		good, bad, pkg, err := splitBisectArgs(pos)
+		good, bad, pkgs, err := splitBisectArgs(pos)
 		if err != nil {
 			return err
 		}
@@ -125,7 +129,7 @@ func init() {
 		}
 		ctx, stop := interruptible()
 		defer stop()
-		b, err := culprit.Prepare(ctx, f.options(good, bad, pkg, cpu, files, stderr))
+		b, err := culprit.Prepare(ctx, f.options(good, bad, pkgs, cpu, files, stderr))
 		if err != nil {
 			return err
 		}
@@ -161,22 +165,21 @@ func init() {
 }
 
 // options are the bisect's options from the flags and arguments.
-func (f *bisectFlags) options(good, bad, pkg string, cpu []int, files []revision.File, progress io.Writer) culprit.Options {
+func (f *bisectFlags) options(good, bad string, pkgs []string, cpu []int, files []revision.File, progress io.Writer) culprit.Options {
 	return culprit.Options{
-		Dir: f.dir, Good: good, Bad: bad, Package: pkg, Bench: f.regex, BenchFor: f.benchFor, With: files,
+		Dir: f.dir, Good: good, Bad: bad, Packages: pkgs, Bench: f.regex, BenchFor: f.benchFor, With: files,
 		Alpha: f.alpha, MinEffect: float64(f.minEffect), Unit: f.seq.unit, Measure: f.measure, Benchtime: f.benchtime, CPU: cpu,
 		Budget: f.budget, MaxRounds: f.seq.maxRounds, Layout: f.seq.layout, Seed: f.seed, Verbose: f.verbose, Resume: f.resumeSearch,
 		CacheDir: f.cache, ArtifactDir: f.out, Progress: progress,
 	}
 }
 
-// splitBisectArgs reads GOOD BAD [PKG].
-func splitBisectArgs(pos []string) (good, bad, pkg string, err error) {
+// splitBisectArgs reads GOOD BAD [PKG...]: none is ".".
+func splitBisectArgs(pos []string) (good, bad string, pkgs []string, err error) {
 	if len(pos) < 2 || isPackagePattern(pos[0]) || isPackagePattern(pos[1]) {
-		return "", "", "", errors.New(`want GOOD and BAD (git revisions, GOOD older), then the package: e.g. "perflab bisect v1.2.0 main ./codec -bench Encode"`)
+		return "", "", nil, errors.New(`want GOOD and BAD (git revisions, GOOD older), then the packages: e.g. "perflab bisect v1.2.0 main ./codec -bench Encode"`)
 	}
-	pkg, err = onePackage("bisect", "GOOD and BAD", pos[2:])
-	return pos[0], pos[1], pkg, err
+	return pos[0], pos[1], pos[2:], nil
 }
 
 // check validates the flags.

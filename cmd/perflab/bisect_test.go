@@ -111,6 +111,10 @@ func TestBisectErrors(t *testing.T) {
 	repo, hashes := bisectRepo(t, []int{1000, 1000}, []string{"first", "second"})
 	tmp := t.TempDir()
 	common := []string{"-C", repo, "--db", filepath.Join(tmp, "p.db"), "--cache", filepath.Join(tmp, "cache")}
+	withFile := filepath.Join(tmp, "extra_test.go")
+	if err := os.WriteFile(withFile, []byte(workmod.ExtraTestGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		code int
@@ -121,7 +125,7 @@ func TestBisectErrors(t *testing.T) {
 		{[]string{"bisect", "main", "main~1", "-bench", "Work"}, 1, "comes after BAD"},
 		{[]string{"bisect", "nosuch", "main", "-bench", "Work"}, 1, `GOOD "nosuch" is not a commit`},
 		{[]string{"bisect", "main", "main", "-bench", "Work"}, 1, "nothing between them"},
-		{[]string{"bisect", "main~1", "main", "./...", "-bench", "Work"}, 1, "not a pattern"},
+		{[]string{"bisect", "main~1", "main", "./...", "-bench", "Work", "--with", withFile}, 1, "--with adds its files to one package, and ./... names several"},
 		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--min-effect", "x"}, 2, "want a change such as 2%"},
 		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--unit", "instructions/op"}, 1, "needs --measure instructions"},
 		{[]string{"bisect", "main~1", "main", "-bench", "Work", "--alpha", "0.7"}, 1, "--alpha 0.7"},

@@ -38,9 +38,9 @@ func TestBisectOptionsCarryEveryFlag(t *testing.T) {
 		if err := f.check(); err != nil {
 			t.Fatalf("%q: check: %v", tt.args, err)
 		}
-		got := f.options("v1", "main", "./codec", []int{4}, files, nil)
+		got := f.options("v1", "main", []string{"./codec"}, []int{4}, files, nil)
 		want := tt.want
-		want.Good, want.Bad, want.Package, want.CPU, want.With = "v1", "main", "./codec", []int{4}, files
+		want.Good, want.Bad, want.Packages, want.CPU, want.With = "v1", "main", []string{"./codec"}, []int{4}, files
 		if want.ArtifactDir == "" {
 			want.ArtifactDir = defaultOut()
 		}

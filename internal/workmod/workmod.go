@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/store"
 )
 
 // Go is work.go with N steps (a %d verb).
@@ -113,4 +115,18 @@ func Write(t testing.TB, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Store opens a database in a new temporary directory, closed when the
+// test ends, and returns the directory (for a run's cache and artifacts)
+// with it.
+func Store(t testing.TB) (string, *store.DB) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "perflab.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return dir, db
 }
