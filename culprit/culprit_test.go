@@ -8,6 +8,8 @@ import (
 
 	"github.com/perflab/perflab/bisect"
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/findings"
+	"github.com/perflab/perflab/revision"
 )
 
 // TestDefaults: options left zero take perflab bisect's defaults; a
@@ -79,6 +81,27 @@ func TestStepBudget(t *testing.T) {
 		got, ok := s.stepBudget(bisect.Step{Number: tc.step})
 		if ok != tc.ok || got < tc.want-time.Second || got > tc.want+time.Second {
 			t.Errorf("budget %v, %v spent, step %d: %v, %v; want about %v, %v", tc.budget, tc.spent, tc.step, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestTooSmall: a first step whose share cannot hold its first rounds
+// names the budget that gives every step enough: the endpoints' need, and
+// twice it for each midpoint step (once and a half under
+// instructions/op), rounded up to a minute.
+func TestTooSmall(t *testing.T) {
+	tests := []struct {
+		unit string
+		want string
+	}{
+		{engine.UnitSec, "--budget 19m0s or more"},          // 1m40s + 5 × 3m20s = 18m20s
+		{engine.UnitInstructions, "--budget 15m0s or more"}, // 1m40s + 5 × 2m30s = 14m10s
+	}
+	for _, tc := range tests {
+		s := &stepper{opt: Options{Budget: 5 * time.Minute}, planned: 6, start: time.Now(), history: make([]revision.CommitInfo, 42), rule: findings.BisectRule{Unit: tc.unit}}
+		err := s.tooSmall(bisect.Step{Number: 1, Kind: bisect.Endpoints}, 50*time.Second, 100*time.Second)
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "step 1 gets 50s of --budget 5m0s") || !strings.Contains(err.Error(), "6 steps a search of 41 commits") {
+			t.Errorf("%s: %v; want %q", tc.unit, err, tc.want)
 		}
 	}
 }

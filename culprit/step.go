@@ -265,6 +265,15 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 			step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
 			return step, report.BisectReason{Cause: report.BisectShareSpent, Spent: spent}, err
 		}
+		if errors.As(err, &small) && small.Least > 0 {
+			if st.Kind == bisect.Endpoints {
+				return findings.BisectStep{}, none, s.tooSmall(st, budget, small.Least)
+			}
+			// A later step whose share cannot start it: the budget is
+			// spent, as when the share is below minStepBudget.
+			step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
+			return step, report.BisectReason{Cause: report.BisectBudgetSpent}, err
+		}
 		if err != nil {
 			return findings.BisectStep{}, none, err
 		}
@@ -290,6 +299,23 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 		}
 		fmt.Fprintf(s.opt.Progress, "perflab bisect: step %d still undecided after %d rounds; it goes on with %s more of the budget\n", st.Number, step.Rounds, budget.Round(time.Second))
 	}
+}
+
+// tooSmall is the error of a first step whose share of the budget
+// cannot hold its first rounds, which need least: it names the budget
+// that gives every step that share.
+func (s *stepper) tooSmall(st bisect.Step, share, least time.Duration) error {
+	steps := max(1, s.planned-st.Number+1)
+	// A midpoint step runs the midpoint twice a round beside both ends
+	// (once under instructions/op): twice the cells, or 1.5 times.
+	mid := least * 2
+	if s.rule.Unit == engine.UnitInstructions {
+		mid = least * 3 / 2
+	}
+	whole := time.Since(s.start) + least + mid*time.Duration(steps-1)
+	whole = (whole + time.Minute - 1).Truncate(time.Minute)
+	return fmt.Errorf("step %d gets %s of --budget %s, an equal share of it for each of the %d steps a search of %d commits may take, and its first rounds need about %s (the later steps run more cells): --budget %s or more would run the search, or select fewer benchmarks",
+		st.Number, share.Round(time.Second), s.opt.Budget, steps, len(s.history)-1, least, whole)
 }
 
 // minStepBudget is the least share of the budget a step starts with.

@@ -131,7 +131,7 @@ func fitBudget(ctx context.Context, opt Options, whole time.Duration, seq int, p
 		// The least budget whose nine tenths hold the rounds at the
 		// shortest benchtime, rounded up to 10s.
 		least := (f.shortest()*10/9 + 10*time.Second - 1).Truncate(10 * time.Second)
-		err = &BudgetError{fmt.Sprintf("%v; --budget %s or more would run it", err, least)}
+		err = &BudgetError{msg: fmt.Sprintf("%v; --budget %s or more would run it", err, least), Least: least}
 	}
 	if err != nil && meas != nil {
 		return fmt.Errorf("%w (one cell took %s, most of it its two runs under valgrind)", err, cell.Round(time.Millisecond))
@@ -158,8 +158,12 @@ type budgetProbe struct {
 }
 
 // A BudgetError is a budget too small for a run's first rounds even at
-// the shortest benchtime: nothing was run or stored.
-type BudgetError struct{ msg string }
+// the shortest benchtime: nothing was run or stored. Least, when not 0,
+// is the least budget that would run them.
+type BudgetError struct {
+	msg   string
+	Least time.Duration
+}
 
 func (e *BudgetError) Error() string { return e.msg }
 
@@ -222,7 +226,7 @@ func (f Fit) Solve() (rounds int, benchtime string, estimate time.Duration, err 
 		if f.Whole > f.Budget {
 			budget = fmt.Sprintf("%s (whose initial pass gets half, %s)", f.Whole.Round(time.Second), f.Budget.Round(time.Second))
 		}
-		return 0, "", 0, &BudgetError{fmt.Sprintf("a budget of %s is too small for %d cells × %d rounds: even the shortest benchtime needs about %s (each process takes ≈%s to start, set up and exit); raise --budget or select fewer benchmarks", budget, f.Cells, least, need.Round(time.Second), f.Overhead.Round(time.Millisecond))}
+		return 0, "", 0, &BudgetError{msg: fmt.Sprintf("a budget of %s is too small for %d cells × %d rounds: even the shortest benchtime needs about %s (each process takes ≈%s to start, set up and exit); raise --budget or select fewer benchmarks", budget, f.Cells, least, need.Round(time.Second), f.Overhead.Round(time.Millisecond))}
 	}
 	scale := float64(avail-fixed) / float64(scalable)
 	bt := scaleBenchtime(f.Benchtime, scale)
