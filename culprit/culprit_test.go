@@ -105,3 +105,25 @@ func TestTooSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestFurtherBudget: an undecided step goes on with shares as large as
+// its first, within what is left of the budget, and stops when less than
+// minStepBudget is left.
+func TestFurtherBudget(t *testing.T) {
+	tests := []struct {
+		spent, first, want time.Duration
+		ok                 bool
+	}{
+		{spent: 30 * time.Second, first: 10 * time.Second, want: 10 * time.Second, ok: true}, // its share now is 5s
+		{spent: 0, first: 5 * time.Second, want: 10 * time.Second, ok: true},                 // its share now is larger
+		{spent: 52 * time.Second, first: 10 * time.Second, want: 8 * time.Second, ok: true},  // all that is left
+		{spent: 57 * time.Second, first: 10 * time.Second, want: 3 * time.Second, ok: false},
+	}
+	for _, tc := range tests {
+		s := &stepper{opt: Options{Budget: time.Minute}, planned: 6, start: time.Now().Add(-tc.spent)}
+		got, ok := s.furtherBudget(bisect.Step{Number: 1}, tc.first)
+		if ok != tc.ok || got < tc.want-time.Second || got > tc.want+time.Second {
+			t.Errorf("%v spent, first share %v: %v, %v; want about %v, %v", tc.spent, tc.first, got, ok, tc.want, tc.ok)
+		}
+	}
+}

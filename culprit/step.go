@@ -255,6 +255,7 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 		step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
 		return step, report.BisectReason{Cause: report.BisectBudgetSpent}, err
 	}
+	first := budget
 	var spent time.Duration
 	for {
 		id, err := s.run(ctx, st, runs, budget, left)
@@ -292,9 +293,12 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 		// An undecided step ends the search, so what is left of the
 		// budget can serve only this step: it goes on with a further
 		// share (pooled with its earlier runs) while one is worth
-		// starting and MaxRounds allows.
+		// starting and MaxRounds allows. A further share is as large
+		// as its first (or all that is left): each run relinks and
+		// calibrates before its rounds, so shares that shrank with
+		// what is left would spend ever more of themselves on that.
 		left = s.opt.MaxRounds - step.Rounds
-		if budget, ok = s.stepBudget(st); !ok || left < 1 || ctx.Err() != nil {
+		if budget, ok = s.furtherBudget(st, first); !ok || left < 1 || ctx.Err() != nil {
 			return step, report.BisectReason{Cause: report.BisectShareSpent, Spent: spent}, nil
 		}
 		fmt.Fprintf(s.opt.Progress, "perflab bisect: step %d still undecided after %d rounds; it goes on with %s more of the budget\n", st.Number, step.Rounds, budget.Round(time.Second))
@@ -316,6 +320,15 @@ func (s *stepper) tooSmall(st bisect.Step, share, least time.Duration) error {
 	whole = (whole + time.Minute - 1).Truncate(time.Minute)
 	return fmt.Errorf("step %d gets %s of --budget %s, an equal share of it for each of the %d steps a search of %d commits may take, and its first rounds need about %s (the later steps run more cells): --budget %s or more would run the search, or select fewer benchmarks",
 		st.Number, share.Round(time.Second), s.opt.Budget, steps, len(s.history)-1, least, whole)
+}
+
+// furtherBudget is the share of a further run of undecided step st
+// whose first run had first: the larger of its share now and first,
+// within what is left of the budget.
+func (s *stepper) furtherBudget(st bisect.Step, first time.Duration) (time.Duration, bool) {
+	d, _ := s.stepBudget(st)
+	d = min(max(d, first), s.opt.Budget-time.Since(s.start))
+	return d, d >= minStepBudget
 }
 
 // minStepBudget is the least share of the budget a step starts with.
