@@ -78,6 +78,10 @@ func (s *stepper) Step(ctx context.Context, st bisect.Step) (bisect.Outcome, err
 		return bisect.Outcome{}, err
 	}
 	if why.Cause != 0 && step.Rounds == 0 {
+		if st.Kind == bisect.Endpoints {
+			// Without GOOD and BAD measured there is no search.
+			return bisect.Outcome{}, fmt.Errorf("GOOD and BAD could not be measured: %s", why)
+		}
 		return s.skip(st.Mid, why), nil
 	}
 	s.steps = append(s.steps, step)
@@ -251,6 +255,8 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 	case left < 1:
 		step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
 		return step, report.BisectReason{Cause: report.BisectStoredRoundsSpent, Rounds: stored}, err
+	case !ok && st.Kind == bisect.Endpoints && len(runs) == 0:
+		return findings.BisectStep{}, none, s.tooSmall(st, budget, minStepBudget)
 	case !ok:
 		step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
 		return step, report.BisectReason{Cause: report.BisectBudgetSpent}, err
@@ -309,6 +315,7 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 // cannot hold its first rounds, which need least: it names the budget
 // that gives every step that share.
 func (s *stepper) tooSmall(st bisect.Step, share, least time.Duration) error {
+	share = max(share, 0)
 	steps := max(1, s.planned-st.Number+1)
 	// A midpoint step runs the midpoint twice a round beside both ends
 	// (once under instructions/op): twice the cells, or 1.5 times.
@@ -318,8 +325,17 @@ func (s *stepper) tooSmall(st bisect.Step, share, least time.Duration) error {
 	}
 	whole := time.Since(s.start) + least + mid*time.Duration(steps-1)
 	whole = (whole + time.Minute - 1).Truncate(time.Minute)
-	return fmt.Errorf("step %d gets %s of --budget %s, an equal share of it for each of the %d steps a search of %d commits may take, and its first rounds need about %s (the later steps run more cells): --budget %s or more would run the search, or select fewer benchmarks",
-		st.Number, share.Round(time.Second), s.opt.Budget, steps, len(s.history)-1, least, whole)
+	need := fmt.Sprintf("its first rounds need about %s", least)
+	if least == minStepBudget {
+		need = fmt.Sprintf("a step starts with %s or more", least)
+	}
+	of := ""
+	if steps > 1 {
+		of = fmt.Sprintf(", an equal share of it for each of the %d steps a search of %d commits may take,", steps, len(s.history)-1)
+		need += " (the later steps run more cells)"
+	}
+	return fmt.Errorf("step %d gets %s of --budget %s%s and %s: --budget %s or more would run the search, or select fewer benchmarks",
+		st.Number, share.Round(time.Second), s.opt.Budget, of, need, whole)
 }
 
 // furtherBudget is the share of a further run of undecided step st

@@ -150,6 +150,21 @@ func TestBisectErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "--bench-for Other: no such benchmark") {
 		t.Errorf("--bench-for a benchmark not selected: exit %d, stderr %q", code, stderr)
 	}
+	// A budget whose share for the first step is below a step's least,
+	// and endpoints whose benchmark fails whenever it is measured (it
+	// lists, at one iteration): each a clear error, never a panic.
+	_, stderr, code = perflab(t, append([]string{"bisect", hashes[0], "main", "-bench", "Work", "--budget", "1s"}, common...)...)
+	if code != 1 || !strings.Contains(stderr, "s of --budget 1s and a step starts with 5s or more") || !strings.Contains(stderr, "or more would run the search") {
+		t.Errorf("--budget 1s: exit %d, stderr %q", code, stderr)
+	}
+	boom := filepath.Join(tmp, "boom_test.go")
+	if err := os.WriteFile(boom, []byte("package work\n\nimport \"testing\"\n\nfunc BenchmarkBoom(b *testing.B) {\n\tif b.N > 1 {\n\t\tpanic(\"boom\")\n\t}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = perflab(t, append([]string{"bisect", hashes[0], "main", "-bench", "Boom", "--with", boom, "--max-rounds", "8", "--layout", "fixed"}, common...)...)
+	if code != 1 || !strings.Contains(stderr, "GOOD and BAD could not be measured: its benchmark fails") {
+		t.Errorf("a benchmark that fails when measured: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // TestBisectNothingToBisect: GOOD and BAD run the same code, so they are
