@@ -172,7 +172,7 @@ func Prepare(ctx context.Context, opt Options) (*Pair, error) {
 	// A run over several packages is the module's: its cells name their
 	// packages.
 	pkg := "."
-	if !several(opt.Packages) {
+	if !Several(opt.Packages) {
 		pkg = opt.Packages[0]
 	}
 	title := fmt.Sprintf("old %s vs new %s", p.Old.Label(), p.New.Label())
@@ -225,9 +225,9 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// several reports whether pkgs name more than one package: several
+// Several reports whether pkgs name more than one package: several
 // packages, or a pattern.
-func several(pkgs []string) bool {
+func Several(pkgs []string) bool {
 	return len(pkgs) > 1 || slices.ContainsFunc(pkgs, isPattern)
 }
 

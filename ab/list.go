@@ -22,7 +22,7 @@ import (
 func listSides(ctx context.Context, sides []*Side, pkgs []string, regex, binCache string, progress io.Writer) ([2][]discover.Bench, error) {
 	var out [2][]discover.Bench
 	var failed []string
-	multi := several(pkgs)
+	multi := Several(pkgs)
 	for i, sd := range sides {
 		list, err := packagesOf(ctx, sd.Source, pkgs)
 		if err != nil {
@@ -91,7 +91,7 @@ func listSides(ctx context.Context, sides []*Side, pkgs []string, regex, binCach
 // selection matches is passed over; a package whose test binary does not
 // build is a *[BuildError] naming it.
 func ListAll(ctx context.Context, src *revision.Source, c discover.Config, pkgs []string, regex, binCache string) (*discover.Listing, error) {
-	if !several(pkgs) {
+	if !Several(pkgs) {
 		return List(ctx, src, c, pkgs[0], regex, binCache)
 	}
 	list, err := packagesOf(ctx, src, pkgs)

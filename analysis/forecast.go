@@ -28,8 +28,8 @@ const forecastPaths = 41
 // Each simulated path keeps the current rounds and first draws a new
 // sample of len(d) values from them (a bootstrap, so the effect that its
 // further rounds have varies as much as the current estimate of it
-// does), then adds rounds drawn from that sample one at a time, applying the sequence's rule after each, until
-// it decides or reaches limit. Simulating the rule itself, rather than
+// does), then adds rounds drawn from that sample one at a time, applying
+// the sequence's rule after each, until it decides or reaches limit. Simulating the rule itself, rather than
 // extrapolating a half-width, gives the first passage its due: a path
 // that wanders across the boundary early stops there. On rounds
 // resampled from the recorded noise of analysis/testdata/noise, the

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perflab/perflab/ab"
 	"github.com/perflab/perflab/bisect"
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/discover"
@@ -139,7 +140,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("unit %q: want %s, %s or %s", o.Unit, engine.UnitSec, engine.UnitCPU, engine.UnitInstructions)
 	case o.Unit == engine.UnitInstructions && !m.Instructions:
 		return o, fmt.Errorf("unit %s needs instructions measured", engine.UnitInstructions)
-	case len(o.With) > 0 && o.several():
+	case len(o.With) > 0 && ab.Several(o.Packages):
 		return o, fmt.Errorf("--with adds its files to one package, and %s names several; name the package the files belong to", strings.Join(o.Packages, " "))
 	}
 	if _, err := engine.ParseLayout(o.Layout); err != nil {
@@ -151,12 +152,6 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	return o, nil
-}
-
-// several reports whether the options name more than one package:
-// several, or a pattern.
-func (o Options) several() bool {
-	return len(o.Packages) > 1 || strings.Contains(o.Packages[0], "...")
 }
 
 // packages names the packages as one string: the one package, or the

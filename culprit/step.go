@@ -390,7 +390,7 @@ func (s *stepper) run(ctx context.Context, st bisect.Step, earlier []int64, budg
 	// A bisect over several packages is the module's: its cells name
 	// their packages.
 	pkg := s.opt.Packages[0]
-	if s.opt.several() {
+	if ab.Several(s.opt.Packages) {
 		pkg = "."
 	}
 	sp, err := ab.Spec(filepath.Join(lo.ModDir, "perflab-bisect.toml"), discover.SpecInput{

@@ -381,15 +381,11 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: rounds, MinRounds: first * per,
 		HasInterval: r.HasInterval(), Excludes: r.Excludes(1)}
 	target := d.Precision
-	switch {
-	case d.Precision > 0 && r.HalfWidth() <= d.Precision:
-		it.Decision, it.Precision = RatioWithin, d.Precision
-	case d.Precision <= 0 && !clearsLimits(r, d.GateRatios):
-		// A gate's limit inside the interval: the gate cannot tell yet.
-	case d.Precision <= 0 && r.Excludes(1):
-		it.Decision = RatioDiffers
-	case d.Precision <= 0 && r.HasInterval() && r.Lo >= 1/(1+EquivalenceBand) && r.Hi <= 1+EquivalenceBand:
-		it.Decision, it.Precision = RatioEqual, EquivalenceBand
+	switch it.Decision = decideRatio(d, r); it.Decision {
+	case RatioWithin:
+		it.Precision = d.Precision
+	case RatioEqual:
+		it.Precision = EquivalenceBand
 	}
 	it.Decided = it.Decision != RatioOpen
 	if d.Precision <= 0 {
@@ -409,12 +405,29 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 	return it
 }
 
+// decideRatio is the rule a sequential run decides a compared ratio by,
+// from its interval r.
+func decideRatio(d store.Decide, r analysis.Ratio) RatioDecision {
+	switch {
+	case d.Precision > 0 && r.HalfWidth() <= d.Precision:
+		return RatioWithin
+	case d.Precision > 0, !clearsLimits(r, d.GateRatios):
+		// A gate's limit inside the interval: the gate cannot tell yet.
+		return RatioOpen
+	case r.Excludes(1):
+		return RatioDiffers
+	case r.HasInterval() && r.Lo >= 1/(1+EquivalenceBand) && r.Hi <= 1+EquivalenceBand:
+		return RatioEqual
+	}
+	return RatioOpen
+}
+
 // forecastHorizon is how far past the current rounds, as a multiple of
 // them, a forecast simulates the rule (analysis.ForecastDecision).
 const forecastHorizon = 40
 
 // forecastMore predicts the further observations a compared ratio needs
-// to be decided by judgeRatio's rule: the median of the simulated paths
+// to be decided by decideRatio: the median of the simulated paths
 // and their 80% range. When the median path has not decided within
 // forecastHorizon times the current observations, the range is unknown
 // (0, 0) and the estimate is the rounds at which the half-width reaches
@@ -422,21 +435,8 @@ const forecastHorizon = 40
 func forecastMore(lr []float64, d store.Decide, opt analysis.Options, target float64) (more, lo, hi int) {
 	n := len(lr)
 	limit := forecastHorizon * max(n, analysis.AnytimeMinRounds)
-	logs := make([]float64, len(d.GateRatios))
-	for i, l := range d.GateRatios {
-		logs[i] = math.Log(l)
-	}
-	band := math.Log1p(EquivalenceBand)
 	decided := func(lo, hi float64) bool {
-		if d.Precision > 0 {
-			return (hi-lo)/2 <= d.Precision // Ratio.HalfWidth, on the log scale
-		}
-		for _, l := range logs {
-			if lo <= l && l <= hi {
-				return false
-			}
-		}
-		return lo > 0 || hi < 0 || lo >= -band && hi <= band
+		return decideRatio(d, analysis.Ratio{Lo: math.Exp(lo), Hi: math.Exp(hi)}) != RatioOpen
 	}
 	f := analysis.ForecastDecision(lr, opt.Confidence, opt.AnytimeTarget, limit, decided)
 	if f.Beyond {
