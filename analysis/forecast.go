@@ -10,10 +10,11 @@ import (
 // decide: the round (counting every round, the current ones included) of
 // the median simulated path, and the 10th and 90th percentiles of the
 // paths, an 80% predictive range. Beyond says the median path had not
-// decided by the horizon searched, so Median is only a lower bound.
+// decided by the horizon searched, so Median is only a lower bound; Open
+// says the same of Hi (the range is Lo or more).
 type Forecast struct {
 	Median, Lo, Hi int
-	Beyond         bool
+	Beyond, Open   bool
 }
 
 // forecastPaths is the number of simulated paths of a forecast: the 10th,
@@ -40,7 +41,7 @@ func ForecastDecision(d []float64, confidence float64, target, limit int, decide
 	s := sortedFinite(d)
 	n := len(s)
 	if n < 2 || !(confidence > 0 && confidence < 1) || limit <= n {
-		return Forecast{Median: max(n, limit), Lo: max(n, limit), Hi: max(n, limit), Beyond: true}
+		return Forecast{Median: max(n, limit), Lo: max(n, limit), Hi: max(n, limit), Beyond: true, Open: true}
 	}
 	bound := boundaryFor(confidence, target).countsTo(limit)
 	seed := uint64(n)
@@ -78,7 +79,7 @@ func ForecastDecision(d []float64, confidence float64, target, limit int, decide
 	}
 	slices.Sort(stops)
 	f := Forecast{Lo: stops[forecastPaths/10], Median: stops[forecastPaths/2], Hi: stops[forecastPaths*9/10]}
-	f.Beyond = f.Median > limit
+	f.Beyond, f.Open = f.Median > limit, f.Hi > limit
 	f.Lo, f.Median, f.Hi = min(f.Lo, limit), min(f.Median, limit), min(f.Hi, limit)
 	return f
 }

@@ -36,16 +36,19 @@ func TestOrderStats(t *testing.T) {
 	}
 }
 
-// TestForecastCalibration: on rounds resampled from the recorded noise
-// with a planted effect, the sequential rule (decided when the interval
-// excludes 0 or lies within ±1%) is run from its first interval on, and
-// the forecast made there is checked against the round it in fact
-// decided at. Its 80% range must hold that round in 70–95% of the runs,
-// and the median forecast must be within a factor of 2 of the further
-// rounds in at least 40% of them. A forecast that continued from the
-// current effect alone, without the bootstrap of the effect, held it in
-// about 40–60% on the noisy recordings, and the half-width extrapolation
-// it replaces was within 2× in about 25–50%.
+// TestForecastCalibration: on rounds with a planted effect, the
+// sequential rule (decided when the interval excludes 0 or lies within
+// ±1%) is run from its first interval on, and the forecast made there is
+// checked against the round it in fact decided at. The rounds are
+// resampled from the noise recorded on this machine under load (noisy,
+// bursts: real interference, which only slows samples), or generated
+// with skewed log-ratios or one-sided bursts in 20% of samples. The 80%
+// range must hold that round in 70–95% of the runs, and the median
+// forecast must be within a factor of 2 of the further rounds in at
+// least 40% of them on the recordings. A forecast that continued from the current effect
+// alone, without the bootstrap of the effect, held it in about 50% on
+// the recordings, and the half-width extrapolation it replaces was
+// within 2× in about 25–50%.
 func TestForecastCalibration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates some hundred sequential runs")
@@ -53,15 +56,36 @@ func TestForecastCalibration(t *testing.T) {
 	band := math.Log1p(0.01)
 	decided := func(lo, hi float64) bool { return lo > 0 || hi < 0 || lo >= -band && hi <= band }
 	value := func(p noisetest.Process) float64 { return RepeatEstimate(p.Reps) }
+	type world struct {
+		name  string
+		round func(rng *rand.Rand, delta float64) float64 // a round's log-ratio with effect delta
+		close float64                                     // the least share the median forecast must be within 2× in
+	}
+	var worlds []world
 	for _, cond := range []string{"noisy", "bursts"} {
 		c, err := noisetest.LoadCorpus(filepath.Join("testdata", "noise", cond+".csv.gz"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		base := c.LogRatios("c", "a", value)
+		worlds = append(worlds, world{"recorded " + cond, func(rng *rand.Rand, delta float64) float64 {
+			return base[rng.IntN(len(base))] + delta
+		}, 0.40})
+	}
+	// Generated noise heavier than the recordings: the range must still
+	// hold, while the median forecast there is no better than the
+	// current effect it goes on from (at a 1% effect it was within 2× in
+	// 4% of runs under skewed noise, 17% under one-sided bursts), so only
+	// the range is checked.
+	for _, n := range []noisetest.Noise{noisetest.Skewed(0.10), noisetest.Bursts(0.20, 0.03)} {
+		worlds = append(worlds, world{n.Name, func(rng *rand.Rand, delta float64) float64 {
+			return n.LogRatio(rng, math.Exp(delta))
+		}, 0})
+	}
+	for wi, w := range worlds {
 		for _, delta := range []float64{0.01, 0.05} {
-			t.Run(fmt.Sprintf("%s/%.0f%%", cond, 100*delta), func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(7, uint64(1000*delta)))
+			t.Run(fmt.Sprintf("%s/%.0f%%", w.name, 100*delta), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(7+uint64(wi), uint64(1000*delta)))
 				const confidence = 1 - 0.05/20 // a row of twenty
 				runs, inRange, within2 := 0, 0, 0
 				for rep := 0; rep < 120; rep++ {
@@ -69,7 +93,7 @@ func TestForecastCalibration(t *testing.T) {
 					first, took := -1, -1
 					var f Forecast
 					for n := 1; n <= 2000 && took < 0; n++ {
-						d = append(d, base[rng.IntN(len(base))]+delta)
+						d = append(d, w.round(rng, delta))
 						r := AnytimeLogs(d, confidence, 0)
 						if !r.HasInterval() {
 							continue
@@ -86,7 +110,7 @@ func TestForecastCalibration(t *testing.T) {
 						continue // decided at once: nothing was forecast
 					}
 					runs++
-					if f.Lo <= took && took <= f.Hi {
+					if f.Lo <= took && (f.Open || took <= f.Hi) {
 						inRange++
 					}
 					if q := float64(took-first) / float64(f.Median-first); q >= 0.5 && q <= 2 {
@@ -101,8 +125,8 @@ func TestForecastCalibration(t *testing.T) {
 				if cover < 0.70 || cover > 0.95 {
 					t.Errorf("80%% range held the decision in %.0f%% of runs; want 70–95%%", 100*cover)
 				}
-				if close < 0.40 {
-					t.Errorf("median forecast within 2× in %.0f%% of runs; want at least 40%%", 100*close)
+				if close < w.close {
+					t.Errorf("median forecast within 2× in %.0f%% of runs; want at least %.0f%%", 100*close, 100*w.close)
 				}
 			})
 		}

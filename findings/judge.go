@@ -72,8 +72,11 @@ type Judged struct {
 	AtLeast bool
 	// MoreLo and MoreHi, when MoreHi > 0, are an 80% predictive range of
 	// the further rounds (a compared ratio's forecast,
-	// analysis.ForecastDecision), More its median.
+	// analysis.ForecastDecision), More its median; MoreOpen says the
+	// range's high end lies past the forecast's horizon, so the range is
+	// MoreLo or more.
 	MoreLo, MoreHi int
+	MoreOpen       bool
 	// LeftOut: the run's budget left out a cell it reads, which then ran
 	// no more (store.Failure.LeftOut).
 	LeftOut bool
@@ -399,8 +402,8 @@ func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, d
 		// them as the least it needs).
 		it.More, it.AtLeast = (first-len(lr))*per, true
 	default:
-		it.More, it.MoreLo, it.MoreHi = forecastMore(lr, d, opt, target)
-		it.More, it.MoreLo, it.MoreHi = it.More*per, it.MoreLo*per, it.MoreHi*per
+		f := forecastMore(lr, d, opt, target)
+		it.More, it.MoreLo, it.MoreHi, it.MoreOpen = f.Median*per, f.Lo*per, f.Hi*per, f.Open
 	}
 	return it
 }
@@ -427,12 +430,13 @@ func decideRatio(d store.Decide, r analysis.Ratio) RatioDecision {
 const forecastHorizon = 40
 
 // forecastMore predicts the further observations a compared ratio needs
-// to be decided by decideRatio: the median of the simulated paths
-// and their 80% range. When the median path has not decided within
-// forecastHorizon times the current observations, the range is unknown
-// (0, 0) and the estimate is the rounds at which the half-width reaches
-// target (analysis.RoundsToHalfWidth), at least the horizon.
-func forecastMore(lr []float64, d store.Decide, opt analysis.Options, target float64) (more, lo, hi int) {
+// to be decided by decideRatio: the median of the simulated paths and
+// their 80% range, counted from now. When the median path has not
+// decided within forecastHorizon times the current observations, the
+// range is unknown (0, 0) and the median is the rounds at which the
+// half-width reaches target (analysis.RoundsToHalfWidth), at least the
+// horizon.
+func forecastMore(lr []float64, d store.Decide, opt analysis.Options, target float64) analysis.Forecast {
 	n := len(lr)
 	limit := forecastHorizon * max(n, analysis.AnytimeMinRounds)
 	decided := func(lo, hi float64) bool {
@@ -441,9 +445,10 @@ func forecastMore(lr []float64, d store.Decide, opt analysis.Options, target flo
 	f := analysis.ForecastDecision(lr, opt.Confidence, opt.AnytimeTarget, limit, decided)
 	if f.Beyond {
 		far := analysis.RoundsToHalfWidth(lr, target, opt.Confidence, opt.AnytimeTarget, 100000)
-		return max(far, limit) - n, 0, 0
+		return analysis.Forecast{Median: max(far, limit) - n, Beyond: true}
 	}
-	return f.Median - n, f.Lo - n, f.Hi - n
+	f.Median, f.Lo, f.Hi = f.Median-n, f.Lo-n, f.Hi-n
+	return f
 }
 
 // clearsLimits reports whether r's interval lies wholly on one side of

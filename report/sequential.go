@@ -31,10 +31,14 @@ func JudgedLine(it findings.Judged) string {
 }
 
 // likely is an item's 80% predictive range of further rounds in words
-// (", likely 12–40"), or "" when it has none.
+// (", likely 12–40", or ", likely 12 or more" when its high end lies
+// past the forecast's horizon), or "" when it has none.
 func likely(it findings.Judged) string {
-	if it.MoreHi <= 0 || it.AtLeast {
+	switch {
+	case it.MoreHi <= 0 || it.AtLeast:
 		return ""
+	case it.MoreOpen:
+		return fmt.Sprintf(", likely %d or more", it.MoreLo)
 	}
 	return fmt.Sprintf(", likely %d–%d", it.MoreLo, it.MoreHi)
 }

@@ -25,6 +25,8 @@ func TestJudgedLine(t *testing.T) {
 			"W v=b/a (sec/op) 1.0300 [0.9500, 1.1200] ±7.80%, 9 rounds"},
 		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: 0.95, Hi: 1.12, HalfWidth: 0.078, N: 9, HasInterval: true, More: 21, MoreLo: 9, MoreHi: 55},
 			"W v=b/a (sec/op) 1.0300 [0.9500, 1.1200] ±7.80%, 9 rounds (≈21 more rounds, likely 9–55)"},
+		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: 0.95, Hi: 1.12, HalfWidth: 0.078, N: 9, HasInterval: true, More: 210, MoreLo: 90, MoreHi: 351, MoreOpen: true},
+			"W v=b/a (sec/op) 1.0300 [0.9500, 1.1200] ±7.80%, 9 rounds (≈210 more rounds, likely 90 or more)"},
 		{findings.Judged{Label: "W v=b/a (sec/op)", Samples: true, Ratio: 1.03, Lo: math.NaN(), Hi: math.NaN(), N: 5, MinRounds: 8, More: -1},
 			"W v=b/a (sec/op) 1.0300, 5 rounds (an interval needs 8)"},
 		{findings.Judged{Label: "W v=b/a (cpu-sec/op)", More: -1}, "W v=b/a (cpu-sec/op) no samples yet"},

@@ -71,7 +71,7 @@ func (t *tally) add(lr []float64, first, took int, confidence float64, name stri
 			// its whole range lay below them.
 			f := analysis.ForecastDecision(lr[:first], confidence, 0, 40*first, decided)
 			t.censored++
-			if !f.Beyond && f.Hi < len(lr) {
+			if !f.Open && f.Hi < len(lr) {
 				t.missedCensored++
 			}
 		}
@@ -88,7 +88,7 @@ func (t *tally) add(lr []float64, first, took int, confidence float64, name stri
 	t.rows++
 	q := float64(took-first) / float64(max(1, f.Median-first))
 	qo := float64(took-first) / float64(max(1, old-first))
-	in := f.Lo <= took && took <= f.Hi && !f.Beyond
+	in := f.Lo <= took && (f.Open || took <= f.Hi) && !f.Beyond
 	if in {
 		t.inRange++
 	}
