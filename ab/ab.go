@@ -63,10 +63,14 @@ type Options struct {
 	// labels the side.
 	Configs [2]discover.Config
 
-	Rounds    int           // interleaved rounds; 0 is 10 (Budget or Precision choose them instead)
+	Rounds    int           // interleaved rounds; 0 with no Budget, Precision or MaxRounds samples sequentially under DefaultBudget
 	Benchtime string        // -test.benchtime of each cell; "" is 100ms
 	CPU       []int         // -test.cpu list; nil runs the default
 	Budget    time.Duration // when > 0, add rounds while a ratio is undecided, within this time
+	// DefaultBudget marks Budget as the default rather than the user's:
+	// a first interval of every ratio that needs more grows it
+	// (engine.Options.DefaultBudget).
+	DefaultBudget bool
 	Precision float64       // sample until every ratio's half-width is at most this (0.01 = ±1%)
 	MaxRounds int           // at most this many rounds when sampling sequentially
 	// Unit is the unit sequential sampling decides on: sec/op,
@@ -94,6 +98,11 @@ type Options struct {
 	ArtifactDir string    // the run's artifacts go to ArtifactDir/run-<id>/
 	Progress    io.Writer // progress lines while it works; nil discards them
 }
+
+// DefaultBudget is the budget of a comparison given neither rounds nor a
+// budget: it samples sequentially until every ratio is decided, and grows
+// when the first interval of every ratio needs more.
+const DefaultBudget = 2 * time.Minute
 
 // Sides' names: the configs of the run.
 const (
@@ -193,11 +202,14 @@ func (o Options) withDefaults() (Options, error) {
 	o.Bench = cmpOr(o.Bench, ".")
 	o.Benchtime = cmpOr(o.Benchtime, "100ms")
 	o.Layout = cmpOr(o.Layout, engine.LayoutRandom)
-	if o.Rounds == 0 {
-		o.Rounds = 10
-	}
 	if o.Rounds < 0 {
 		return o, errors.New("--rounds must be at least 1")
+	}
+	if o.Rounds == 0 && o.Budget == 0 && o.Precision == 0 && o.MaxRounds == 0 {
+		// Neither rounds nor a budget: sample until decided, within a
+		// budget that grows when the first interval of every benchmark
+		// needs more.
+		o.Budget, o.DefaultBudget = DefaultBudget, true
 	}
 	if o.Alpha == 0 {
 		o.Alpha = 0.05
@@ -255,11 +267,11 @@ func (p *Pair) engineOptions(db *store.DB) engine.Options {
 	unit, limits := GateUnit(o.Unit, o.Rules)
 	return engine.Options{
 		Spec: p.spec, Mode: "quick", DB: db, ArtifactDir: o.ArtifactDir, CacheDir: filepath.Join(o.CacheDir, "bin"), Progress: o.Progress,
-		Seed: o.Seed, Rounds: o.Rounds, Benchtime: o.Benchtime, CPU: o.CPU, Budget: o.Budget, Measure: o.Measure,
+		Seed: o.Seed, Rounds: o.Rounds, Benchtime: o.Benchtime, CPU: o.CPU, Budget: o.Budget, DefaultBudget: o.DefaultBudget, Alpha: o.Alpha, Measure: o.Measure,
 		NoProfile: o.NoProfile, Verbose: o.Verbose, Precision: o.Precision, MaxRounds: o.MaxRounds, Unit: unit, Layout: o.Layout,
 		Cells: discover.Cells(p.Benchmarks, []string{Old, New}), GateRatios: limits,
 		Sources: map[string]string{Old: p.Old.Source.ModDir, New: p.New.Source.ModDir},
-		Judge:   Judge{DB: db}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
+		Judge:   Judge{DB: db, Alpha: o.Alpha}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
 	}
 }
 

@@ -40,12 +40,19 @@ type Options struct {
 	Benchtime   string        // overrides the mode's benchtime when non-empty
 	CPU         []int         // overrides the mode's -test.cpu list when non-nil
 	Budget      time.Duration // when > 0, rounds and benchtime are chosen to fit it
-	Cells       []plan.Cell   // when non-nil, run these cells instead of the spec's axis product
-	NoProfile   bool          // skip the profiling pass
-	NoFollowUp  bool          // run exactly the planned rounds: no follow-up rounds after the first look (followup.go)
-	NoiseRuns   int           // calibration loops before and after; 0 → 30
-	Measure     string        // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
-	Progress    io.Writer     // progress lines; nil → discard
+	// DefaultBudget marks Budget as a default the user did not choose:
+	// when the first interval of every compared ratio needs more, the
+	// run grows it to what they need and says so, instead of refusing.
+	DefaultBudget bool
+	// Alpha is the error rate a sequential run decides at (recorded in
+	// store.Decide.Alpha); 0 → 0.05.
+	Alpha      float64
+	Cells      []plan.Cell // when non-nil, run these cells instead of the spec's axis product
+	NoProfile  bool        // skip the profiling pass
+	NoFollowUp bool        // run exactly the planned rounds: no follow-up rounds after the first look (followup.go)
+	NoiseRuns  int         // calibration loops before and after; 0 → 30
+	Measure    string      // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
+	Progress   io.Writer   // progress lines; nil → discard
 
 	// Sequential sampling (adaptive.go): on when Sequential is set or any
 	// of Precision, MaxRounds and Budget is. After an initial pass, rounds
@@ -262,10 +269,15 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return nil, err
 	}
 	defer lay.close()
+	if seq == nil && resume == nil && lay != nil && rules.FixedFor != nil && opt.Budget <= 0 {
+		if err := lay.fitClusters(mode.Rounds, rules.FixedFor(cellsPerConfig(p)), progress); err != nil {
+			return nil, err
+		}
+	}
 	if seq != nil && lay != nil {
 		// The initial pass gives every compared ratio its first
 		// interval: as many layouts as it would have rounds.
-		seq.initial *= lay.per
+		seq.initial *= lay.per(1)
 	}
 	if opt.Budget > 0 && resume == nil {
 		// Trials, on a copy of the mode, of what the budget can hold:
@@ -276,13 +288,13 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &m, timeout, bins, meas, lay, &probed, io.Discard)
 		}
 		err := try()
-		if err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
+		if per := lay.per(1); err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
 			// A layout a round: every round is an observation of its
-			// own, so the initial pass needs half the rounds, and the
-			// layout column goes without (it needs rounds that share a
-			// layout to tell layout from noise).
-			seq.initial /= minPerLayout
-			fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead\n", seq.initial*minPerLayout, minPerLayout)
+			// own, so the initial pass needs 1/per of the rounds, and
+			// the layout column goes without (it needs rounds that
+			// share a layout to tell layout from noise).
+			fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead (%d rounds)\n", seq.initial, per, seq.initial/per)
+			seq.initial /= per
 		}
 		if err != nil && seq != nil && opt.Repeat != nil && seq.unit != UnitCPU {
 			if err = try(); err != nil {
@@ -292,6 +304,19 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 				// the budget can hold.
 				opt.Repeat = nil
 				fmt.Fprintf(progress, "perflab: the budget does not fit %d repetitions a process (each runs the benchmark's set-up again); each process times one\n", repeats)
+			}
+		}
+		err = fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, &probed, io.Discard)
+		var short *BudgetError
+		if errors.As(err, &short) && opt.DefaultBudget && short.Least > opt.Budget {
+			// The default budget is sized to decide: when the first
+			// rounds of every row need more, it grows to what they need.
+			grown := 2 * short.Least
+			fmt.Fprintf(progress, "perflab: the default budget of %s cannot hold the first interval of every compared ratio: sampling under %s instead, twice what the first needs (pass --budget to choose)\n",
+				opt.Budget.Round(time.Second), grown.Round(time.Second))
+			opt.Budget = grown
+			if seq != nil {
+				seq.budget = opt.Budget
 			}
 		}
 		if err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, &probed, progress); err != nil {
@@ -602,7 +627,8 @@ type rounds struct {
 	// processes (relinking, storing), what predictedRound adds.
 	roundExtra     time.Duration
 	plannedElapsed time.Duration
-	ranHere        int // planned rounds run (not skipped as stored) by runAll
+	ranHere        int   // planned rounds run (not skipped as stored) by runAll
+	gate           *gate // how often a log gets a progress line (progress.go)
 }
 
 func (r *rounds) runAll(ctx context.Context) error {

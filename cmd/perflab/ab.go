@@ -110,7 +110,7 @@ func (f *abFlags) declare(fs *flag.FlagSet) {
 	f.alphaFlag(fs)
 	fs.StringVar(&f.dir, "C", ".", "the module's `dir` (in the git repository OLD and NEW refer to)")
 	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
-	fs.IntVar(&f.rounds, "rounds", 10, "interleaved rounds (--budget chooses them instead)")
+	fs.IntVar(&f.rounds, "rounds", 0, "a fixed number of interleaved rounds (default: sample sequentially until every benchmark is decided, under --budget, 2m unless given, grown if the first interval of every benchmark needs more)")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,4")
 	fs.Var(&f.configs, "config", "`NAME:KEY=VAL,...` settings of one side (GOEXPERIMENT, GOGC, GODEBUG, PGO, …); give two: OLD's, then NEW's")
@@ -179,7 +179,7 @@ func (f *abFlags) options(oldArg, newArg string, pkgs []string, progress io.Writ
 	if err != nil {
 		return ab.Options{}, usageError(err)
 	}
-	if f.rounds < 1 {
+	if f.rounds < 0 {
 		return ab.Options{}, usageError(errors.New("--rounds must be at least 1"))
 	}
 	if err := f.seq.check(); err != nil {
