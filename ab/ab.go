@@ -71,8 +71,8 @@ type Options struct {
 	// a first interval of every ratio that needs more grows it
 	// (engine.Options.DefaultBudget).
 	DefaultBudget bool
-	Precision float64       // sample until every ratio's half-width is at most this (0.01 = ±1%)
-	MaxRounds int           // at most this many rounds when sampling sequentially
+	Precision     float64 // sample until every ratio's half-width is at most this (0.01 = ±1%)
+	MaxRounds     int     // at most this many rounds when sampling sequentially
 	// Unit is the unit sequential sampling decides on: sec/op,
 	// cpu-sec/op or instructions/op; "" is the gated time unit of the
 	// first rule (see [GateUnit]), else sec/op.

@@ -75,13 +75,13 @@ type Decide struct {
 	Precision float64 `json:"precision,omitempty"`
 	// GateRatios are CI-gate limits as ratios (1.01 for "+1%"): a compared
 	// ratio is decided only once its interval clears each of them.
-	GateRatios []float64     `json:"gate_ratios,omitempty"`
-	MaxRounds  int           `json:"max_rounds"`
+	GateRatios []float64 `json:"gate_ratios,omitempty"`
+	MaxRounds  int       `json:"max_rounds"`
 	// Alpha is the error rate the run decided at (each compared ratio at
 	// 1 − Alpha/m for its unit's m rows); 0 for runs stored before it was
 	// recorded, which decided at 0.05.
-	Alpha float64 `json:"alpha,omitempty"`
-	Budget     time.Duration `json:"budget,omitempty"` // the whole run's time budget; 0 for none
+	Alpha  float64       `json:"alpha,omitempty"`
+	Budget time.Duration `json:"budget,omitempty"` // the whole run's time budget; 0 for none
 	// Repeats is the number of back-to-back repetitions one process of a
 	// cell times once its iteration count is fixed (their median is its
 	// value); 0 or 1 for one.
