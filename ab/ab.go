@@ -81,6 +81,12 @@ type Options struct {
 	// with fresh random function layouts every few rounds, so verdicts
 	// hold over layouts) or engine.LayoutFixed (one link per side).
 	Layout    string
+	// FuncAlign, when > 0, pins every function's alignment to FuncAlign
+	// bytes on both sides (-ldflags=-funcalign=N): a hot loop's place in
+	// its cache line then follows from the source, not from where the
+	// random layout put its function; layouts are still sampled for what
+	// pinning leaves (function order, cache sets, predictors).
+	FuncAlign int
 	Measure   string // also measure "instructions" (spec.ParseMeasure)
 	NoProfile bool   // skip the profiling pass
 	Seed      int64  // seed for the round order; 0 picks one from the clock
@@ -163,6 +169,10 @@ func Prepare(ctx context.Context, opt Options) (*Pair, error) {
 		return nil, err
 	}
 	p := &Pair{opt: opt, Old: side(Old, opt.Configs[0]), New: side(New, opt.Configs[1])}
+	if opt.FuncAlign > 0 {
+		p.Old.LDFlags = fmt.Sprintf("-funcalign=%d", opt.FuncAlign)
+		p.New.LDFlags = p.Old.LDFlags
+	}
 	sides := []*Side{&p.Old, &p.New}
 	if err := materialise(ctx, opt.Dir, [2]string{opt.Old, opt.New}, opt.CacheDir, sides); err != nil {
 		return nil, err
@@ -204,6 +214,9 @@ func (o Options) withDefaults() (Options, error) {
 	o.Layout = cmpOr(o.Layout, engine.LayoutRandom)
 	if o.Rounds < 0 {
 		return o, errors.New("--rounds must be at least 1")
+	}
+	if a := o.FuncAlign; a != 0 && (a < 16 || a > 4096 || a&(a-1) != 0) {
+		return o, fmt.Errorf("--funcalign %d: want a power of two from 16 to 4096 bytes (64, a cache line, pins a loop's place in its line), or 0 for the linker's default", a)
 	}
 	if o.Rounds == 0 && o.Budget == 0 && o.Precision == 0 && o.MaxRounds == 0 {
 		// Neither rounds nor a budget: sample until decided, within a
@@ -271,7 +284,7 @@ func (p *Pair) engineOptions(db *store.DB) engine.Options {
 		NoProfile: o.NoProfile, Verbose: o.Verbose, Precision: o.Precision, MaxRounds: o.MaxRounds, Unit: unit, Layout: o.Layout,
 		Cells: discover.Cells(p.Benchmarks, []string{Old, New}), GateRatios: limits,
 		Sources: map[string]string{Old: p.Old.Source.ModDir, New: p.New.Source.ModDir},
-		Judge:   Judge{DB: db, Alpha: o.Alpha}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
+		Judge:   Judge{DB: db, Alpha: o.Alpha, Rows: true}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
 	}
 }
 

@@ -20,6 +20,10 @@ type Judge struct {
 	// Alpha is the error rate the run decides at (0 → 0.05): each of a
 	// unit's m compared ratios at 1 − Alpha/m.
 	Alpha float64
+	// Rows marks a comparison whose every row is a compared ratio (ab):
+	// a run of fixed rounds must then give each an interval
+	// (engine.Rules.FixedFor).
+	Rows bool
 }
 
 var (
@@ -33,9 +37,12 @@ var (
 // judged at; a run of fixed rounds needs as many observations for the
 // fixed-n interval at that level.
 func (j Judge) Rules(s *spec.Spec) engine.Rules {
-	return engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds,
-		InitialFor: func(cells int) int { return findings.InitialRoundsAt(cells, j.Alpha) },
-		FixedFor:   func(cells int) int { return findings.FixedRoundsAt(cells, j.Alpha) }}
+	r := engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds,
+		InitialFor: func(cells int) int { return findings.InitialRoundsAt(cells, j.Alpha) }}
+	if j.Rows {
+		r.FixedFor = func(cells int) int { return findings.FixedRoundsAt(cells, j.Alpha) }
+	}
+	return r
 }
 
 // ChoosePerLayout chooses the rounds a layout serves after a sequential

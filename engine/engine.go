@@ -269,8 +269,8 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return nil, err
 	}
 	defer lay.close()
-	if seq == nil && resume == nil && lay != nil && rules.FixedFor != nil && opt.Budget <= 0 {
-		if err := lay.fitClusters(mode.Rounds, rules.FixedFor(cellsPerConfig(p)), progress); err != nil {
+	if seq == nil && resume == nil && rules.FixedFor != nil && opt.Budget <= 0 {
+		if err := fitObservations(lay, mode.Rounds, rules.FixedFor(cellsPerConfig(p)), progress); err != nil {
 			return nil, err
 		}
 	}

@@ -375,19 +375,27 @@ func (l *layouts) relinkEveryRound(shard *Shard) bool {
 	return true
 }
 
-// fitClusters makes a run of fixed rounds give its compared ratios an
-// interval: rounds/per layout clusters must reach need, the fewest
-// observations an interval needs at the level they are judged at
-// (Rules.FixedFor). When the rounds per layout chosen from link cost
-// leave too few clusters, layouts serve fewer rounds; when even a layout
-// a round is too few, the run is refused with the rounds that would do.
-func (l *layouts) fitClusters(rounds, need int, progress io.Writer) error {
-	if l == nil || need <= 0 {
+// fitObservations makes a run of fixed rounds give its compared ratios an
+// interval: its independent observations — rounds, or rounds/per layout
+// clusters when l relinks layouts — must reach need, the fewest an
+// interval needs at the level they are judged at (Rules.FixedFor). When
+// the rounds per layout chosen from link cost leave too few clusters,
+// layouts serve fewer rounds; when even a layout a round (or one link per
+// side) is too few, the run is refused with the rounds that would do.
+func fitObservations(l *layouts, rounds, need int, progress io.Writer) error {
+	if need <= 0 {
 		return nil
 	}
 	if rounds < need {
-		return fmt.Errorf("%d rounds on fresh link layouts give %d independent observations, and a compared ratio's first interval needs %d at the level it is judged at: pass --rounds %d or more, --budget to sample until decided, or --layout fixed (verdicts for these two binaries only)",
-			rounds, rounds, need, need)
+		what := fmt.Sprintf("%d rounds give", rounds)
+		if l != nil {
+			what = fmt.Sprintf("%d rounds on fresh link layouts give at most", rounds)
+		}
+		return fmt.Errorf("%s %d independent observations, and a compared ratio's first interval needs %d at the level it is judged at: pass --rounds %d or more, or --budget to sample until decided",
+			what, rounds, need, need)
+	}
+	if l == nil {
+		return nil
 	}
 	per := l.sched.PerLayout
 	if rounds/per >= need {
