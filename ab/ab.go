@@ -80,7 +80,7 @@ type Options struct {
 	// Layout is engine.LayoutRandom (the default: each side is relinked
 	// with fresh random function layouts every few rounds, so verdicts
 	// hold over layouts) or engine.LayoutFixed (one link per side).
-	Layout    string
+	Layout string
 	// FuncAlign, when > 0, pins every function's alignment to FuncAlign
 	// bytes on both sides (-ldflags=-funcalign=N): a hot loop's place in
 	// its cache line then follows from the source, not from where the
