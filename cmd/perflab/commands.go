@@ -340,6 +340,9 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 		return fmt.Errorf("writing report: %w", err)
 	}
 	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), report.FailedCellRuns(in))
+	for _, l := range report.NotTestableConfigs(in) {
+		fmt.Fprintln(stdout, l)
+	}
 	if len(in.Verdicts) == 0 {
 		// No claims to judge: the results themselves.
 		if err := report.ResultsTable(stdout, in.SummaryRows(), in.Opt.Confidence); err != nil {
