@@ -55,8 +55,8 @@ type PairedRow struct {
 	// difference", like an identical row. Its Ratio pairs only the rounds
 	// where both sides were above 0, strays that are not the row's
 	// change, so it decides nothing (Signif is false).
-	Zero bool `json:"zero,omitempty"`
-	Verdict Change         `json:"verdict"`
+	Zero    bool   `json:"zero,omitempty"`
+	Verdict Change `json:"verdict"`
 	// Layout is what one side's link layout alone moves this row by
 	// (analysis.Options.LayoutSpread, split evenly between the two
 	// sides: every standard deviation divided by √2), when the run
