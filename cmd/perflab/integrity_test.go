@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/internal/offline"
 	"github.com/perflab/perflab/store"
 )
 
@@ -189,15 +190,7 @@ func TestOfflineConfigNotTestable(t *testing.T) {
 		t.Skip("builds and runs a test binary")
 	}
 	mod := throwaway(t)
-	modCache := t.TempDir()
-	t.Cleanup(func() { // the go command writes the module cache read-only
-		c := exec.Command("go", "clean", "-modcache")
-		c.Env = append(os.Environ(), "GOMODCACHE="+modCache)
-		_ = c.Run()
-	})
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	t.Setenv("GOMODCACHE", modCache)
+	offline.Go(t)
 	specPath := filepath.Join(mod, "offline.toml")
 	text := `name = "offline"
 driver = "gotest"

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/internal/offline"
 )
 
 // fetchCase reads testdata/fetch/NAME.txt: "# what: …" and "# why: …"
@@ -67,15 +68,7 @@ func FuzzFetchFailure(f *testing.F) {
 // compile error under the same settings is no FetchError.
 func TestCompileOffline(t *testing.T) {
 	needGo(t)
-	modCache := t.TempDir()
-	t.Cleanup(func() { // the go command writes the module cache read-only
-		c := exec.Command("go", "clean", "-modcache")
-		c.Env = append(os.Environ(), "GOMODCACHE="+modCache)
-		_ = c.Run()
-	})
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	t.Setenv("GOMODCACHE", modCache)
+	offline.Go(t)
 	t.Setenv("GOTOOLCHAIN", "local")
 	const bench = "package m\n\nimport \"testing\"\n\nfunc BenchmarkB(b *testing.B) {}\n"
 	tests := []struct {
