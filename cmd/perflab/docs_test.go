@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,7 @@ import (
 // The docs' consistency with the code: every perflab flag, help topic
 // and repository file a doc names exists.
 //
-// What is checked, in README.md, ARCHITECTURE.md and docs/*.md:
+// What is checked, in README.md, ARCHITECTURE.md and the docs under docs/:
 //   - a perflab command line, in a code span or a fenced code block
 //     ("perflab ab OLD NEW -bench . --budget 3m", "go run ./cmd/perflab
 //     run --quick"): each flag after its command (-x or --x, up to a
@@ -32,17 +33,20 @@ import (
 // Prose is not read: a flag or file named outside code or a link is
 // beyond this test.
 
-// docFiles are the docs the test reads, relative to the repository root.
+// docFiles are the docs the test reads, relative to the repository root:
+// README.md, ARCHITECTURE.md and every .md under docs/.
 func docFiles(t *testing.T, root string) []string {
 	t.Helper()
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil || len(docs) == 0 {
-		t.Fatalf("no docs/*.md under %s: %v", root, err)
-	}
 	out := []string{"README.md", "ARCHITECTURE.md"}
-	for _, d := range docs {
-		rel, _ := filepath.Rel(root, d)
-		out = append(out, filepath.ToSlash(rel))
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil || len(out) < 3 {
+		t.Fatalf("no docs under %s/docs: %v", root, err)
 	}
 	return out
 }
