@@ -235,7 +235,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return nil, err
 	}
 	if len(bins) == 0 {
-		return nil, errors.New("no configuration could be built; see the errors above")
+		return nil, errors.New("no configuration could be built or downloaded; see the errors above")
 	}
 	if resume != nil {
 		if resume, err = checkBinaries(ctx, opt, resume, configRows, progress); err != nil {
@@ -393,9 +393,13 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return finish(statusFor(ctx), err)
 		}
 	}
+	notFetched := map[string]bool{}
+	for _, row := range configRows {
+		notFetched[row.Name] = row.NotFetched.What != ""
+	}
 	for _, c := range p.Cells {
-		if _, ok := bins[slot(c)]; !ok {
-			res.Failures++
+		if _, ok := bins[slot(c)]; !ok && !notFetched[c.Config] {
+			res.Failures++ // a config that did not build; one not testable here is no failure
 		}
 	}
 
@@ -432,7 +436,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if ctx.Err() != nil {
 		return finish("interrupted", nil)
 	}
-	return finish(endStatus(res, len(bins), len(configRows)), nil)
+	return finish(endStatus(res, configRows), nil)
 }
 
 // makePlan lays out the cells: the given ones, or the spec's axis product.
@@ -519,7 +523,10 @@ func unitMeta(s *spec.Spec) []store.UnitMeta {
 
 // buildAll compiles one binary per distinct build environment and package
 // (a slot each, packages.go). A config that fails to build keeps its error
-// in its row and is left out; the others go on.
+// in its row and is left out; the others go on. One that failed only
+// because the go command could not download its toolchain or modules
+// (gotest.FetchError) is not testable here: its row says what and why
+// (NotFetched), and it is no failure of the run.
 func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]string, []store.Config, error) {
 	bins := map[string]string{}
 	byKey := map[string]string{} // build key → binary
@@ -529,6 +536,7 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 	for _, c := range opt.Spec.Configs {
 		row := store.Config{Name: c.Name, BuildEnv: c.BuildEnv(), BuildFlags: c.BuildFlags(), ExecEnv: c.ExecEnv()}
 		var hashes, errs []string
+		buildFailed := false // an error other than a download the go command could not make
 		for _, pkg := range pkgs {
 			name := slotOf(c.Name, pkg)
 			key := opt.buildKeyOf(c, pkg)
@@ -563,7 +571,16 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 					msg = "package " + pkg + ": " + msg
 				}
 				errs = append(errs, msg)
-				fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", slotLabel(name), indent(err.Error()))
+				var fe *gotest.FetchError
+				if !errors.As(err, &fe) {
+					fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", slotLabel(name), indent(err.Error()))
+					buildFailed = true
+					continue
+				}
+				if row.NotFetched.What == "" {
+					row.NotFetched = store.NotFetched{What: fe.What, Why: fe.Why}
+				}
+				fmt.Fprintf(progress, "perflab: config %s is not testable here: its %s could not be downloaded (%s); its cells are skipped\n", slotLabel(name), fe.What, fe.Why)
 				continue
 			}
 			hashes = append(hashes, strings.TrimSuffix(filepath.Base(bin), ".test"))
@@ -572,19 +589,24 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 		// A config over several packages records its binaries' hashes
 		// joined, so a resumed run sees a change in any of them.
 		row.BinaryHash, row.Error = strings.Join(hashes, "+"), strings.Join(errs, "\n")
+		if buildFailed {
+			// Not testable here only when nothing but a download failed.
+			row.NotFetched = store.NotFetched{}
+		}
 		rows = append(rows, row)
 	}
 	return bins, rows, nil
 }
 
 // recordConfigs stores the config rows, and a failure row for each config
-// that did not build.
+// that did not build; a config not testable here for a download is
+// recorded in its row alone.
 func recordConfigs(ctx context.Context, db *store.DB, runID int64, rows []store.Config) error {
 	for _, row := range rows {
 		if err := db.AddConfig(ctx, runID, row); err != nil {
 			return err
 		}
-		if row.Error != "" {
+		if row.Error != "" && row.NotFetched.What == "" {
 			if err := db.AddFailure(ctx, runID, store.Failure{Config: row.Name, Cell: "(build)", Reason: row.Error}); err != nil {
 				return err
 			}

@@ -372,7 +372,7 @@ type Bisect struct {
 type BisectSkip struct {
 	Commit int // index into History
 	Step   int // the number of the step it was the candidate of (the next measuring step has it)
-	Why    string
+	Why    bisect.Reason
 }
 
 // BisectEffect is one benchmark's ratio between two commits.

@@ -108,7 +108,7 @@ type abFlags struct {
 
 func (f *abFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaAB)
 	fs.StringVar(&f.dir, "C", ".", "the module's `dir` (in the git repository OLD and NEW refer to)")
 	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
 	fs.IntVar(&f.rounds, "rounds", 0, "a fixed number of interleaved rounds (default: sample sequentially until every benchmark is decided, under --budget, 2m unless given, grown if the first interval of every benchmark needs more)")
