@@ -91,7 +91,7 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 				// The timed rounds will record this cell's failure; the
 				// tool's own output says why.
 				fmt.Fprintf(progress, "perflab: instructions: %s: cannot choose an iteration count: %s\n", cell, indentRest(err))
-				failed = append(failed, fmt.Sprintf("%s: %s", cell, indentRest(err)))
+				failed = append(failed, fmt.Sprintf("%s: %s", cell, firstLine(err)))
 				continue
 			}
 			ms.ns[measureKey(cell, cpu)] = cal.N
@@ -104,10 +104,15 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 		}
 	}
 	if tried > 0 && len(failed) == tried {
-		return nil, fmt.Errorf("instructions: no cell could be measured under Cachegrind (%d of %d failed while choosing their iteration counts), so the run stops before it starts; the first failure: %s", len(failed), tried, failed[0])
+		return nil, fmt.Errorf("instructions: no cell could be measured under Cachegrind (%d of %d failed while choosing their iteration counts; their output is above), so the run stops before it starts; the first failure: %s", len(failed), tried, failed[0])
 	}
 	fmt.Fprintf(progress, "perflab: instructions: iteration counts chosen in %s\n", time.Since(start).Round(time.Second))
 	return ms, nil
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
 }
 
 // indentRest is err's message with every line after the first indented,

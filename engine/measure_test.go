@@ -201,7 +201,7 @@ func TestMeasureCannotMeasure(t *testing.T) {
 				Seed: 1, Rounds: 6, Benchtime: "1000x", NoiseRuns: 3, NoProfile: true, Cells: cells,
 				Measure: "instructions", Progress: &progress,
 			})
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "planted: died under valgrind") {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error()+progress.String(), "planted: died under valgrind") {
 				t.Fatalf("Run: %v, want %q with the tool's output\n%s", err, tc.want, progress.String())
 			}
 			runs, _ := db.Runs(ctx)
@@ -213,6 +213,9 @@ func TestMeasureCannotMeasure(t *testing.T) {
 					t.Errorf("the calibration's failure does not show the tool's output:\n%s", progress.String())
 				}
 				return
+			}
+			if !strings.Contains(err.Error(), "planted: died under valgrind") {
+				t.Errorf("the error lacks the tool's output: %v", err)
 			}
 			if res == nil || res.RoundsDone != tc.rounds || len(runs) != 1 || runs[0].Status != "failed" {
 				t.Fatalf("result %+v, runs %+v; want %d round stored and the run failed\n%s", res, runs, tc.rounds, progress.String())
