@@ -110,9 +110,11 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 	return ms, nil
 }
 
+// firstLine is the first line of err's message, without the pointer to
+// the output that follows it.
 func firstLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
+	return strings.TrimSuffix(s, "; its output is shown below")
 }
 
 // indentRest is err's message with every line after the first indented,

@@ -66,8 +66,17 @@ func OpenReadOnly(path string) (*DB, error) {
 
 // noStore says that db's file holds no perflab store.
 func (db *DB) noStore() error {
-	return fmt.Errorf("no perflab store at %s; run a measuring command first or pass --db: %w", db.path, ErrNoStore)
+	return &noStoreError{db.path}
 }
+
+// noStoreError is ErrNoStore with the path and what to do.
+type noStoreError struct{ path string }
+
+func (e *noStoreError) Error() string {
+	return fmt.Sprintf("no perflab store at %s; run a measuring command first or pass --db", e.path)
+}
+
+func (e *noStoreError) Unwrap() error { return ErrNoStore }
 
 // openReadOnly opens path without writing and checks that it can be read.
 func openReadOnly(path string) (*DB, error) {
