@@ -17,11 +17,10 @@ import (
 	"github.com/perflab/perflab/spec"
 )
 
-// TestMeasureInstructions runs the planted A/B spec (two builds that differ
-// in one function) with instructions measured: every round stores
-// instructions/op beside sec/op for each config, valgrind's version is in
-// the environment, and each cell has its per-function counts.
-func TestMeasureInstructions(t *testing.T) {
+// plantedSpec is the planted A/B spec of driver/cachegrind's testdata, for
+// tests that run valgrind (skipped under -short or without it).
+func plantedSpec(t *testing.T) *spec.Spec {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs a test binary under valgrind")
 	}
@@ -32,6 +31,15 @@ func TestMeasureInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestMeasureInstructions runs the planted A/B spec (two builds that differ
+// in one function) with instructions measured: every round stores
+// instructions/op beside sec/op for each config, valgrind's version is in
+// the environment, and each cell has its per-function counts.
+func TestMeasureInstructions(t *testing.T) {
+	s := plantedSpec(t)
 	db := openStore(t)
 	var progress bytes.Buffer
 	cells := []plan.Cell{
@@ -169,16 +177,7 @@ func TestProcsOf(t *testing.T) {
 // — before anything is stored when every calibration fails, after the
 // first round when the calibrations passed but every measurement fails.
 func TestMeasureCannotMeasure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs a test binary under valgrind")
-	}
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind is not installed (" + cachegrind.InstallHint + ")")
-	}
-	s, err := spec.Load(filepath.Join("..", "driver", "cachegrind", "testdata", "planted", "ab.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := plantedSpec(t)
 	for _, tc := range []struct {
 		name     string
 		dieAbove string // PLANTED_DIE_ABOVE: the iterations past which the cell dies under valgrind

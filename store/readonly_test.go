@@ -50,28 +50,10 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 		{"missing dir", func(t *testing.T, dir string) string { return filepath.Join(dir, "no", "such.db") }, "no perflab store at", true},
 		{"empty file", func(t *testing.T, dir string) string { return writeFile(t, dir, "empty.db", nil) }, "no perflab store at", true},
 		{"empty database", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, "blank.db")
-			raw, err := sql.Open("sqlite", p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
-			if _, err := raw.Exec(`PRAGMA user_version = 7`); err != nil { // a valid, table-less file
-				t.Fatal(err)
-			}
-			return p
+			return sqliteFile(t, filepath.Join(dir, "blank.db"), `PRAGMA user_version = 7`) // a valid, table-less file
 		}, "no perflab store at", true},
 		{"other program's database", func(t *testing.T, dir string) string {
-			p := filepath.Join(dir, "foreign.db")
-			raw, err := sql.Open("sqlite", p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
-			if _, err := raw.Exec(`CREATE TABLE customers (id INTEGER PRIMARY KEY); INSERT INTO customers VALUES (1)`); err != nil {
-				t.Fatal(err)
-			}
-			return p
+			return sqliteFile(t, filepath.Join(dir, "foreign.db"), `CREATE TABLE customers (id INTEGER PRIMARY KEY); INSERT INTO customers VALUES (1)`)
 		}, "not a perflab one", false},
 		{"text file", func(t *testing.T, dir string) string {
 			return writeFile(t, dir, "notes.db", []byte("not a database\n"))
@@ -125,6 +107,21 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sqliteFile makes a SQLite file at path with query, as another program
+// would (rollback journal, no perflab tables), and returns path.
+func sqliteFile(t *testing.T, path, query string) string {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(query); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // snapshot reads every file of dir.
