@@ -109,22 +109,22 @@ func TestParseSetDevZero(t *testing.T) {
 }
 
 // FuzzParseSetMemory: whatever the input — a head of configuration and
-// other lines, then one line repeated up to 20000 times, which is how
-// results multiply their configuration — the results' memory (live heap
-// after a collection, the set kept) stays within twice parseSet's
-// estimate plus 1 MiB, so the estimate that MaxResultsMemory bounds is a
-// bound of what the reader keeps.
+// other lines (up to 8 KiB), then one line (up to 1 KiB) repeated up to
+// 4000 times, which is how results multiply their configuration — the
+// results' memory (live heap after a collection, the set kept) stays
+// within twice parseSet's estimate plus 1 MiB, so the estimate that
+// MaxResultsMemory bounds is a bound of what the reader keeps.
 func FuzzParseSetMemory(f *testing.F) {
 	f.Add([]byte("goos: linux\npkg: x\n"), []byte("BenchmarkA-2 10 100 ns/op 5 B/op"), uint16(1000))
-	f.Add([]byte("k: "+strings.Repeat("v", 20000)+"\n"), []byte("BenchmarkA 1 1 x"), uint16(20000))
+	f.Add([]byte("k: "+strings.Repeat("v", 8000)+"\n"), []byte("BenchmarkA 1 1 x"), uint16(4000))
 	f.Add([]byte("a: 1\nb: 2\nUnit x better=higher\n"), []byte("BenchmarkB/k=v 1 1 x 2 y 3 z"), uint16(300))
 	f.Add([]byte(""), []byte("c: "+strings.Repeat("w", 1000)), uint16(500))
 	f.Add([]byte("\x00\xff"), []byte("Benchmark\t1\t1\tns/op"), uint16(7))
 	f.Fuzz(func(t *testing.T, head, line []byte, n uint16) {
-		if len(head) > 1<<16 || len(line) > 1<<16 {
+		if len(head) > 8<<10 || len(line) > 1<<10 {
 			return
 		}
-		in := io.MultiReader(bytes.NewReader(head), strings.NewReader("\n"), &repeatReader{line: append(append([]byte(nil), line...), '\n'), n: int(n % 20001)})
+		in := io.MultiReader(bytes.NewReader(head), strings.NewReader("\n"), &repeatReader{line: append(append([]byte(nil), line...), '\n'), n: int(n % 4001)})
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
