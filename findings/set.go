@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -94,6 +96,10 @@ func parseSet(r io.Reader, name string) (s *Set, held int64, warn, err error) {
 	res, warn := gotest.Parse(in, name)
 	if in.err != nil {
 		return nil, in.held, nil, in.err
+	}
+	res, bad := finiteOnly(res)
+	if bad != nil {
+		warn = errors.Join(warn, bad)
 	}
 	if len(res) == 0 {
 		return nil, in.held, warn, fmt.Errorf("%s holds no benchmark results", name)
@@ -226,6 +232,40 @@ func configLine(line []byte) (key string, val []byte, ok bool) {
 		return "", nil, false
 	}
 	return string(k), bytes.TrimLeft(val, " \t"), true
+}
+
+// finiteOnly drops the values that are no numbers (NaN, ±Inf: go test
+// prints such a line for a benchmark that failed) and the results left
+// without a value; bad says which, so a gate never reads them as
+// samples too few to decide.
+func finiteOnly(res []*benchfmt.Result) (kept []*benchfmt.Result, bad error) {
+	var where []string
+	n := 0
+	for _, r := range res {
+		vals := r.Values[:0]
+		for _, v := range r.Values {
+			if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+				if n++; n <= 5 {
+					file, line := r.Pos()
+					where = append(where, fmt.Sprintf("%s:%d: %v %s", file, line, v.Value, v.Unit))
+				}
+				continue
+			}
+			vals = append(vals, v)
+		}
+		r.Values = vals
+		if len(vals) > 0 {
+			kept = append(kept, r)
+		}
+	}
+	if n == 0 {
+		return res, nil
+	}
+	more := ""
+	if n > len(where) {
+		more = fmt.Sprintf(" and %d more", n-len(where))
+	}
+	return kept, fmt.Errorf("%d values that are not numbers left out (%s%s)", n, strings.Join(where, "; "), more)
 }
 
 // Configs lists the set's perflab configs (the "config" key of its

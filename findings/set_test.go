@@ -53,6 +53,8 @@ func TestParseSetLimits(t *testing.T) {
 		{"zeros", io.LimitReader(zeros{}, 10*MaxInputLine), "longer than 1 MiB", 0},
 		{"log lines past 64 MiB", io.MultiReader(strings.NewReader(good+"\n"), &repeatReader{line: []byte(strings.Repeat("log ", 250) + "\n"), n: MaxInput / 1000}), "more than 64 MiB", 0},
 		{"long configuration amplified", io.MultiReader(strings.NewReader("k: "+strings.Repeat("v", 30000)+"\n"), &repeatReader{line: []byte("BenchmarkA 1 1 ns/op\n"), n: 1 << 20}), "more than 512 MiB of memory", 0},
+		{"values that are no numbers", strings.NewReader("BenchmarkA 1 NaN ns/op\nBenchmarkA 1 +Inf ns/op 3 B/op\nBenchmarkA 1 2 ns/op\n"), "", 2},
+		{"only values that are no numbers", strings.NewReader("BenchmarkA 1 NaN ns/op\nBenchmarkA 1 -Inf ns/op\n"), "holds no benchmark results", 0},
 		{"configuration deleted again", io.MultiReader(strings.NewReader("k: "+strings.Repeat("v", 30000)+"\nk:\n"), &repeatReader{line: []byte("BenchmarkA 1 1 ns/op\n"), n: 2000}), "", 2000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,6 +72,10 @@ func TestParseSetLimits(t *testing.T) {
 				t.Errorf("%d results, want %d", len(s.Results), tc.results)
 			}
 		})
+	}
+	_, warn, _ := ParseSet(strings.NewReader("BenchmarkA 1 1 ns/op\nBenchmarkA 1 NaN ns/op\n"), "in.txt")
+	if warn == nil || !strings.Contains(warn.Error(), "in.txt:2: NaN") {
+		t.Errorf("a NaN value is not named: %v", warn)
 	}
 	s, _, err := ParseSet(strings.NewReader(good), "in.txt")
 	if err != nil {

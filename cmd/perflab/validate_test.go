@@ -284,6 +284,10 @@ func TestSmallerRefusals(t *testing.T) {
 	if err := os.WriteFile(export, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	nan := filepath.Join(t.TempDir(), "nan.txt")
+	if err := os.WriteFile(nan, []byte(strings.Repeat("BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25 100 NaN ns/op\n", 8)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	fresh := filepath.Join(t.TempDir(), "fresh.db")
 	for _, tc := range []struct {
 		args []string
@@ -300,6 +304,7 @@ func TestSmallerRefusals(t *testing.T) {
 		{[]string{"serve", "--db", db, "--addr", ":0"}, 2, "reachable from other machines"},
 		{[]string{"serve", "--db", db, "--addr", "nohost"}, 2, "want host:port"},
 		{[]string{"analyze", "/dev/zero"}, 1, "line 1 is longer than 1 MiB"},
+		{[]string{"compare", nan, export, "--fail-on", "sec/op>+5%"}, 1, "8 values that are not numbers left out (" + nan + ":1: NaN sec/op"},
 	} {
 		_, stderr, code := perflab(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
