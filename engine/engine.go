@@ -733,6 +733,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		r.ranHere++
 		r.res.Failures += len(failures)
 		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
+		if err := r.meas.noneMeasured(round); err != nil {
+			return err
+		}
 		r.roundExtra = time.Since(roundStart) - inCells
 		if err := r.afterRound(ctx, round); err != nil {
 			return err
