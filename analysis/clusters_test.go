@@ -90,6 +90,10 @@ func aaTable(t *testing.T, title string, limit float64, rows []aaRow) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s\n\n| statistic | rule | noise | rounds a cluster | runs | before | after |\n|---|---|---|--:|--:|--:|--:|\n", title)
 	for _, r := range rows {
+		if r.runs == 0 {
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | 0 | – | – |\n", r.stat, r.rule, r.noise, r.per)
+			continue
+		}
 		before, after, _ := r.rates()
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %.1f%% | %.1f%% |\n", r.stat, r.rule, r.noise, r.per, r.runs, 100*before, 100*after)
 		se := math.Sqrt(limit * (1 - limit) / float64(r.runs))
