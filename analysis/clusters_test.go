@@ -312,18 +312,26 @@ func crossoverCoverage(n noisetest.Noise, per, runs int, seed uint64) aaRow {
 			}
 			pts = append(pts, pt)
 		}
-		an := CompareAlong(pts, opt)
-		if len(an.Crossovers) != 1 {
-			continue
-		}
-		row.runs++
-		c := an.Crossovers[0]
-		row.after += btoi(c.XLo > cross || c.XHi < cross)
-		old := c
-		oldCrossResample(&old, pts, an.Points, opt)
-		row.before += btoi(old.XLo > cross || old.XHi < cross)
+		found, before, after := crossoverMisses(pts, opt, cross)
+		row.runs += btoi(found)
+		row.before += btoi(before)
+		row.after += btoi(after)
 	}
 	return row
+}
+
+// crossoverMisses compares the series of pts along their axis and, when
+// it finds one crossover, reports whether its interval misses cross: as
+// resampled now (whole clusters) and before (rounds, oldCrossResample).
+func crossoverMisses(pts []AxisPoint, opt Options, cross float64) (found, before, after bool) {
+	an := CompareAlong(pts, opt)
+	if len(an.Crossovers) != 1 {
+		return false, false, false
+	}
+	c := an.Crossovers[0]
+	old := c
+	oldCrossResample(&old, pts, an.Points, opt)
+	return true, old.XLo > cross || old.XHi < cross, c.XLo > cross || c.XHi < cross
 }
 
 // oldCrossResample is crossResample as it was before it drew clusters:
