@@ -88,12 +88,12 @@ type Crossover struct {
 	// crossing over resamples of rounds (whole clusters of rounds drawn
 	// with replacement, [Options.Clusters]; every point re-estimated, the
 	// crossing nearest X located again), at the options' confidence,
-	// widened to hold [Lo, Hi] (between two sampled
-	// points, the place of the zero rests on linear interpolation, so
-	// the interval is never narrower than that grid step; a percentile
-	// bootstrap over 8 rounds alone is too narrow). A resample without
-	// a crossing of this direction puts it at the end of the axis it
-	// lies beyond, so the interval widens rather than drops it.
+	// widened to hold [Lo, Hi] (between two sampled points, the place
+	// of the zero rests on linear interpolation, so the interval is
+	// never narrower than that grid step; a percentile bootstrap over 8
+	// rounds alone is too narrow). A resample without a crossing of
+	// this direction puts it at the end of the axis it lies beyond, so
+	// the interval widens rather than drops it.
 	XLo float64 `json:"x_lo"`
 	XHi float64 `json:"x_hi"`
 	// Support is the share of the Resamples that had such a crossing.

@@ -93,9 +93,9 @@ type KneeModel struct {
 // the smooth models (a line, a power law with k = 1) and never a knee.
 // The breakpoint's interval comes from resampling rounds (a bootstrap:
 // draw whole clusters of rounds with replacement, KneeOptions.Rounds,
-// take each point's median over the drawn rounds, refit). Kneedle (Satopää et al. 2011) is a second opinion
-// only: every convex curve has a point of maximum curvature, so it is
-// never evidence of a knee.
+// take each point's median over the drawn rounds, refit). Kneedle
+// (Satopää et al. 2011) is a second opinion only: every convex curve has
+// a point of maximum curvature, so it is never evidence of a knee.
 //
 // All float fields are finite (0 where they do not apply), so the value
 // encodes as JSON.
