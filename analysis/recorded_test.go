@@ -27,15 +27,15 @@ import (
 //   - the layout corpus (testdata/layout): a run of C clusters is C
 //     consecutive clusters of one recorded run (a run chosen in
 //     proportion to its clusters, a start anywhere, wrapping round within
-//     the run; longer runs continue with another recorded run drawn
-//     alike), so the drift between a run's clusters and the rounds that
-//     shared a layout come along;
+//     the run; longer runs continue with another recorded run, never
+//     one drawn already), so the drift between a run's clusters and the
+//     rounds that shared a layout come along;
 //   - the noise corpus (testdata/noise, internal/noisetest): the A/A pair
 //     c/a, a run of C clusters of k rounds is C·k consecutive recorded
 //     rounds (wrapping round the 200), each k of them one cluster.
 //
-// Every cluster of a recording is then equally likely to be any draw's,
-// so the world's truth is known exactly: for the rule over clusters the
+// Every cluster of a recording is then (about) equally likely to be any
+// draw's, so the world's truth is known: for the rule over clusters the
 // median of all the recording's cluster medians (every window of k
 // rounds, for the noise corpus), for rounds taken as independent the
 // median of all its rounds. Each rule is judged against its own truth:
@@ -139,19 +139,31 @@ func recordings(t testing.TB) []*recording {
 // block draws n clusters in recorded order: consecutive clusters of one
 // recorded run (chosen in proportion to its clusters, from any start,
 // wrapping round within the run), then, when n is longer than that run,
-// of another drawn alike, so that no cluster repeats within a stretch.
+// of another run not yet drawn, chosen alike, so that no cluster repeats
+// within a stretch shorter than the recording (runs hold 10–14
+// clusters, so every cluster is about equally likely in every place).
 func (rec *recording) block(rng *rand.Rand, n int) [][]map[string]float64 {
-	total := 0
-	for _, r := range rec.runs {
-		total += len(r)
-	}
+	used := make([]bool, len(rec.runs))
 	out := make([][]map[string]float64, 0, n)
 	for len(out) < n {
+		total := 0
+		for i, r := range rec.runs {
+			if !used[i] {
+				total += len(r)
+			}
+		}
+		if total == 0 { // every run drawn: start again
+			clear(used)
+			continue
+		}
 		pick := rng.IntN(total)
 		var run recRun
-		for _, r := range rec.runs {
+		for i, r := range rec.runs {
+			if used[i] {
+				continue
+			}
 			if pick < len(r) {
-				run = r
+				run, used[i] = r, true
 				break
 			}
 			pick -= len(r)
