@@ -30,7 +30,8 @@ import (
 //	go test ./analysis -run 'TestClusterAA|TestClusterIntervals|TestRecordedClusters' -v -calibrate
 //
 // runs 4000 draws per cell (400 for the bootstraps and forecasts) instead
-// of the default 1000 (100), the figures docs/layout.md quotes.
+// of the default 500 (30; -short leaves the bootstraps out), the figures
+// docs/layout.md quotes.
 
 // clusterSD is the planted offset's standard deviation (log scale).
 const clusterSD = 0.05
@@ -66,9 +67,9 @@ func clusterTrials() (cheap, costly int) {
 	case *calibrate:
 		return 4000, 400
 	case testing.Short():
-		return 300, 30
+		return 200, 0
 	}
-	return 1000, 100
+	return 500, 30
 }
 
 // aaRow is one line of a before/after table.
@@ -259,10 +260,10 @@ func machineRounds(rng *rand.Rand, n noisetest.Noise, machines, clusters, per in
 // the rounds a sequential comparison still needs hold their truth once
 // they resample (or simulate) whole clusters.
 func TestClusterIntervals(t *testing.T) {
-	if testing.Short() {
+	_, costly := clusterTrials()
+	if costly == 0 {
 		t.Skip("bootstraps and forecasts thousands of series")
 	}
-	_, costly := clusterTrials()
 	var rows []aaRow
 	for ni, n := range clusterNoises() {
 		for _, per := range clusterSizes {
@@ -284,9 +285,9 @@ func TestClusterIntervals(t *testing.T) {
 	aaTable(t, "Power-law exponent: 95% intervals that missed the truth, per-cluster offset SD 5% (before: rounds resampled as if independent; after: whole clusters)", calAlpha, exps)
 	// A percentile interval of a crossing interpolated between medians of
 	// 16 clusters misses more often than its level even when it
-	// resamples the right unit (about 8–10% at 95%, against 12–22% for
-	// rounds): it is held to 2α, which rounds resampled at 4 and 6 a
-	// cluster exceed.
+	// resamples the right unit (5–11% at 95% with -calibrate, against
+	// 8–22% for rounds): it is held to 2α, which rounds resampled at 4
+	// and 6 a cluster exceed.
 	aaTable(t, "Crossover location: 95% intervals that missed the truth, per-cluster offset SD 5%, runs that found the crossing (before: rounds resampled as if independent; after: whole clusters)", 2*calAlpha, cross)
 	aaTable(t, "Forecast of the clusters a sequential comparison needs (+3% planted): 80% ranges that missed the cluster the rule decided at (before: rounds simulated as if independent; after: cluster medians, as findings passes them)", 0.2, fcs)
 }

@@ -109,12 +109,12 @@ func spreadWorld(rng *rand.Rand, n noisetest.Noise, clusters, per int, sd float6
 // 90% interval holds its standard deviation in at least 90% of runs
 // (Gaussian noise) and the F-test finds it.
 func TestLayoutSpreadNullRate(t *testing.T) {
-	runs := 2000
+	runs := 1000
 	switch {
 	case *calibrate:
 		runs = 10000
 	case testing.Short():
-		runs = 500
+		runs = 300
 	}
 	se := math.Sqrt(LayoutMoves * (1 - LayoutMoves) / float64(runs))
 	var b strings.Builder
