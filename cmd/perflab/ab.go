@@ -28,8 +28,8 @@ paired new/old ratio. It prints, per benchmark and unit, the old and new
 medians, the paired change new/old with its confidence interval and
 p-value, both adjusted for the unit's m rows (each interval at 1 − α/m,
 so they hold together), a verdict that matches the printed interval
-(faster or slower when it excludes no change, "no difference" when it
-lies within ±1%, undecided otherwise), and the paired geomean. The run is stored like any other: report, HTML,
+(faster or slower when it excludes no change, "median within ±1%" when
+it lies within ±1%, undecided otherwise), and the paired geomean. The run is stored like any other: report, HTML,
 serve, history. With --budget or --precision, rounds are added while a
 ratio is undecided and every interval is an anytime-valid confidence
 sequence instead (see docs/sequential.md), so looking after each round
