@@ -14,7 +14,7 @@
 // layout-only change.
 //
 //	go run ./scripts/dpm prepare -dir /tmp/dpm
-//	go run ./scripts/dpm run -dir /tmp/dpm -perflab base=/work/bin/perflab-base,new=/tmp/perflab -budget 90s -trials 3
+//	go run ./scripts/dpm run -dir /tmp/dpm -perflab base=/work/bin/perflab-base,new=/tmp/perflab -budget 90s,3m -trials 2
 //	go run ./scripts/dpm score /tmp/dpm/trials-*.jsonl
 //
 // See docs/dpm.md, and dpm CMD -h for each command's flags.
@@ -39,7 +39,7 @@ decisions are false.
                                      with planted slowdowns of about 2/5/10%
                                      (by Cachegrind's instructions/op) and a
                                      layout-only change; writes D/manifest.json
-  dpm run -dir D -perflab A[,B] -budget 90s -trials N [-subjects PATTERNS]
+  dpm run -dir D -perflab A[,B] -budget 90s[,3m] -trials N [-subjects PATTERNS]
                                      run perflab ab (each binary alternately)
                                      and go test -count + benchstat on every
                                      subject, each on the same budget; append

@@ -270,12 +270,9 @@ func prepareModule(ctx context.Context, dir string, m module) ([]subject, error)
 	if err := copyTree(dl.Dir, src); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(src, m.BenchFile), []byte(m.BenchText), 0o644); err != nil {
-		return nil, err
-	}
-	g := &repo{dir: src}
+	g := &repo{ctx: ctx, dir: src}
 	g.git("init", "-q", "-b", "main")
-	g.commit(fmt.Sprintf("%s %s with the benchmarks of %s", m.Path, m.Version, m.BenchFile))
+	g.commit(fmt.Sprintf("%s %s with the benchmarks of %s", m.Path, m.Version, m.BenchFile), map[string]string{m.BenchFile: m.BenchText})
 	g.git("tag", "dpm-base")
 	if g.err != nil {
 		return nil, g.err
@@ -363,8 +360,7 @@ func prepareModule(ctx context.Context, dir string, m module) ([]subject, error)
 		}
 		tag := "dpm-" + c.Name
 		g.git("checkout", "-q", "--detach", "dpm-base")
-		g.write(src, files)
-		g.commit(subjectLine)
+		g.commit(subjectLine, files)
 		g.git("tag", tag)
 		hash := g.git("rev-parse", "HEAD")
 		g.git("checkout", "-q", "main")
@@ -660,43 +656,41 @@ func output(ctx context.Context, dir string, env []string, name string, args ...
 	return strings.TrimSpace(string(out)), nil
 }
 
-// repo runs git in one directory with a fixed identity and dates, so the
-// same files give the same hashes; the first error sticks.
+// repo runs git in one directory as one author, each commit a minute
+// after the one before from a fixed date, so the same files give the same
+// hashes; the first error sticks.
 type repo struct {
-	dir   string
-	clock int
-	err   error
+	ctx     context.Context
+	dir     string
+	commits int
+	err     error
 }
 
 func (r *repo) git(args ...string) string {
 	if r.err != nil {
 		return ""
 	}
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	date := fmt.Sprintf("2025-01-01T%02d:%02d:00Z", r.clock/60, r.clock%60)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=dpm", "GIT_AUTHOR_EMAIL=dpm@example.com", "GIT_AUTHOR_DATE="+date,
-		"GIT_COMMITTER_NAME=dpm", "GIT_COMMITTER_EMAIL=dpm@example.com", "GIT_COMMITTER_DATE="+date)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.err = fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	when := time.Date(2025, 1, 1, 0, r.commits, 0, 0, time.UTC).Format(time.RFC3339)
+	env := []string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
+	for _, who := range []string{"AUTHOR", "COMMITTER"} {
+		env = append(env, "GIT_"+who+"_NAME=dpm", "GIT_"+who+"_EMAIL=dpm@example.com", "GIT_"+who+"_DATE="+when)
 	}
-	return strings.TrimSpace(string(out))
+	var out string
+	out, r.err = output(r.ctx, r.dir, env, "git", args...)
+	return out
 }
 
-func (r *repo) write(dir string, files map[string]string) {
+// commit commits files, written over the working tree, and everything
+// else changed in it.
+func (r *repo) commit(subject string, files map[string]string) {
 	for name, text := range files {
 		if r.err == nil {
-			r.err = os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+			r.err = os.WriteFile(filepath.Join(r.dir, name), []byte(text), 0o644)
 		}
 	}
-}
-
-func (r *repo) commit(subject string) {
 	r.git("add", "-A")
 	r.git("commit", "-q", "-m", subject)
-	r.clock++
+	r.commits++
 }
 
 // progress writes a line of progress to standard error.

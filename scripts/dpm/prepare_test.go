@@ -154,3 +154,15 @@ func TestSelectSubjects(t *testing.T) {
 		t.Error("a pattern matching nothing selected something")
 	}
 }
+
+func TestParseBudgets(t *testing.T) {
+	got, err := parseBudgets("90s, 3m,default")
+	if err != nil || len(got) != 3 || got[0].String() != "1m30s" || got[1].String() != "3m0s" || got[2] != 0 || budgetString(got[2]) != "default" {
+		t.Errorf("parseBudgets = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "90", "-1s", "90s,,3m", "fast"} {
+		if got, err := parseBudgets(bad); err == nil {
+			t.Errorf("parseBudgets(%q) = %v, want an error", bad, got)
+		}
+	}
+}

@@ -54,8 +54,9 @@ type tool struct {
 func cmdRun(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("run", flag.ExitOnError)
 	dir := fset.String("dir", "", "the work `directory` dpm prepare made (required)")
-	binaries := fset.String("perflab", "", "perflab `binaries`, comma-separated, each PATH or LABEL=PATH; two or more run alternately (required)")
-	budget := fset.Duration("budget", 90*time.Second, "each trial's budget: perflab ab --budget, and the wall time go test -count + benchstat may spend")
+	binaries := fset.String("perflab", "", "perflab `binaries`, comma-separated, each PATH or LABEL=PATH; two or more run alternately (required unless only benchstat runs)")
+	budgetList := fset.String("budget", "90s", "comma-separated `budgets`, each trial's: perflab ab --budget and the wall time go test + benchstat may spend; \"default\" runs perflab ab without --budget and benchstat on -default-count processes a side")
+	defaultCount := fset.Int("default-count", 10, "processes a side for benchstat under -budget default")
 	trials := fset.Int("trials", 1, "repetitions of every subject and tool")
 	subjects := fset.String("subjects", "*", "comma-separated `patterns` of subjects: module/change ('*/slow*', 'gjson/layout'), or a module or change alone ('bitset', 'layout'), path.Match syntax")
 	baseline := fset.Bool("benchstat", true, "also spend each budget on go test -count and benchstat")
@@ -65,9 +66,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	gateAll := fset.Bool("gate-all", false, "apply -gate to the planted subjects too (it changes when perflab stops)")
 	out := fset.String("out", "", "the trials `file` to append to (default DIR/trials-DATE.jsonl)")
 	fset.Usage = func() {
-		fmt.Fprint(fset.Output(), `Usage: dpm run -dir D -perflab [LABEL=]PATH[,...] [-budget 90s] [-trials N] [-subjects PATTERNS] [flags]
+		fmt.Fprint(fset.Output(), `Usage: dpm run -dir D -perflab [LABEL=]PATH[,...] [-budget 90s[,3m]] [-trials N] [-subjects PATTERNS] [flags]
 
-Run runs, for every trial and subject, each perflab binary as
+For every trial and subject, dpm run runs each perflab binary as
 
     perflab ab dpm-base dpm-CHANGE . -bench '^BenchmarkAB' --budget B --json [--fail-on RULE]
 
@@ -76,20 +77,25 @@ in the subject's repository with PERFLAB_HOME=D/home/LABEL, and then (with
 one go test -count=1 process per side at a time, for as long as the budget
 allows, and compares them with benchstat. The tools' order rotates from one
 trial to the next (A B benchstat, B benchstat A, …), so drift of the
-machine hits them alike. The layout-only subjects run with --fail-on RULE
+machine hits them alike; with several budgets, each trial runs every
+budget in turn. The layout-only subjects run with --fail-on RULE
 (-gate), whose exit code is the gate's outcome.
 
 Every trial is appended to the trials file as one JSON line as soon as it
 ends; Ctrl-C stops the running trial and keeps the others. The scores
 print at the end (and with dpm score FILE at any time). It takes about
-trials × subjects × tools × (budget + 15 s).
+trials × subjects × tools × (budget + 15 s), summed over the budgets.
 
 Flags:
 `)
 		fset.PrintDefaults()
 	}
 	fset.Parse(args)
-	if *dir == "" || *binaries == "" || fset.NArg() > 0 || *trials < 1 || *budget <= 0 {
+	budgets, err := parseBudgets(*budgetList)
+	if *dir == "" || *binaries == "" && !*baseline || fset.NArg() > 0 || *trials < 1 || err != nil || *defaultCount < 2 {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "dpm run:", err)
+		}
 		fset.Usage()
 		os.Exit(2)
 	}
@@ -101,9 +107,11 @@ Flags:
 	if err != nil {
 		return err
 	}
-	tools, err := parseTools(*binaries)
-	if err != nil {
-		return err
+	var tools []tool
+	if *binaries != "" {
+		if tools, err = parseTools(*binaries); err != nil {
+			return err
+		}
 	}
 	if *baseline {
 		bs, err := findBenchstat(ctx, *benchstatCmd)
@@ -128,49 +136,58 @@ Flags:
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return err
 	}
-	jobs := *trials * len(subs) * len(tools)
-	progress("%d trials (%d × %d subjects × %d tools) at --budget %v: about %v; trials go to %s",
-		jobs, *trials, len(subs), len(tools), *budget, (time.Duration(jobs) * (*budget + 15*time.Second)).Round(time.Minute), *out)
-	r := &runner{dir: abs, logs: logs, budget: *budget, benchtime: *benchtime}
+	jobs := *trials * len(budgets) * len(subs) * len(tools)
+	var estimate time.Duration
+	for _, b := range budgets {
+		if b == 0 {
+			b = 90 * time.Second // a guess at a default's wall time
+		}
+		estimate += time.Duration(*trials*len(subs)*len(tools)) * (b + 15*time.Second)
+	}
+	progress("%d trials (%d × %d budgets × %d subjects × %d tools): about %v; trials go to %s",
+		jobs, *trials, len(budgets), len(subs), len(tools), estimate.Round(time.Minute), *out)
+	r := &runner{dir: abs, logs: logs, benchtime: *benchtime, defaultCount: *defaultCount}
 	var recorded []trial
 	failed := 0
 	seq := 0
 	start := time.Now()
 	for t := 1; t <= *trials; t++ {
-		for si, s := range subs {
-			for k := range tools {
-				tl := tools[(k+t-1+si)%len(tools)]
-				seq++
-				rule := ""
-				if !s.planted() || *gateAll {
-					rule = *gate
-				}
-				left := ""
-				if seq > 1 {
-					per := time.Since(start) / time.Duration(seq-1)
-					left = fmt.Sprintf(", about %v left at the pace so far", (per * time.Duration(jobs-seq+1)).Round(time.Second))
-				}
-				progress("[%d/%d] trial %d: %s, %s%s", seq, jobs, t, s.Name, tl.Label, left)
-				tr := r.run(ctx, tl, s, rule)
-				if ctx.Err() != nil {
-					progress("interrupted: %d trials recorded in %s; the running one is dropped", len(recorded), *out)
-					printScores(os.Stdout, recorded, false)
-					return ctx.Err()
-				}
-				tr.Seq, tr.Trial = seq, t
-				line, err := json.Marshal(tr)
-				if err != nil {
-					return err
-				}
-				if _, err := f.Write(append(line, '\n')); err != nil {
-					return fmt.Errorf("appending to %s: %w", *out, err)
-				}
-				recorded = append(recorded, tr)
-				if tr.Err != "" {
-					failed++
-					progress("  failed: %s (log %s)", tr.Err, tr.Log)
-				} else {
-					progress("  %s", summary(tr))
+		for _, budget := range budgets {
+			for si, s := range subs {
+				for k := range tools {
+					tl := tools[(k+t-1+si)%len(tools)]
+					seq++
+					rule := ""
+					if !s.planted() || *gateAll {
+						rule = *gate
+					}
+					left := ""
+					if seq > 1 {
+						per := time.Since(start) / time.Duration(seq-1)
+						left = fmt.Sprintf(", about %v left at the pace so far", (per * time.Duration(jobs-seq+1)).Round(time.Second))
+					}
+					progress("[%d/%d] trial %d, budget %s: %s, %s%s", seq, jobs, t, budgetString(budget), s.Name, tl.Label, left)
+					tr := r.run(ctx, tl, s, budget, rule)
+					if ctx.Err() != nil {
+						progress("interrupted: %d trials recorded in %s; the running one is dropped", len(recorded), *out)
+						printScores(os.Stdout, recorded, false)
+						return ctx.Err()
+					}
+					tr.Seq, tr.Trial = seq, t
+					line, err := json.Marshal(tr)
+					if err != nil {
+						return err
+					}
+					if _, err := f.Write(append(line, '\n')); err != nil {
+						return fmt.Errorf("appending to %s: %w", *out, err)
+					}
+					recorded = append(recorded, tr)
+					if tr.Err != "" {
+						failed++
+						progress("  failed: %s (log %s)", tr.Err, tr.Log)
+					} else {
+						progress("  %s", summary(tr))
+					}
 				}
 			}
 		}
@@ -181,6 +198,32 @@ Flags:
 		return fmt.Errorf("%d of %d trials failed; their errors are in %s", failed, len(recorded), *out)
 	}
 	return nil
+}
+
+// parseBudgets reads -budget: durations or "default", comma-separated; 0
+// stands for default.
+func parseBudgets(list string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "default" {
+			out = append(out, 0)
+			continue
+		}
+		d, err := time.ParseDuration(item)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("-budget %q: want durations such as 90s or 3m, or default", item)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func budgetString(d time.Duration) string {
+	if d == 0 {
+		return "default"
+	}
+	return d.String()
 }
 
 // summary is a trial's outcome in a line.
@@ -286,27 +329,27 @@ func selectSubjects(m *manifest, patterns string) ([]subject, error) {
 
 // A runner runs trials.
 type runner struct {
-	dir, logs string
-	budget    time.Duration
-	benchtime string
-	n         int
+	dir, logs    string
+	benchtime    string
+	defaultCount int // benchstat's processes a side under the default budget
+	n            int
 }
 
 // run runs one trial; its error, if any, is in the trial.
-func (r *runner) run(ctx context.Context, tl tool, s subject, rule string) trial {
+func (r *runner) run(ctx context.Context, tl tool, s subject, budget time.Duration, rule string) trial {
 	r.n++
 	tr := trial{
 		Subject: s.Name, Module: s.Module, Class: s.Change, Target: s.Target,
-		Label: tl.Label, Binary: tl.Path, Budget: r.budget.String(), Start: time.Now().UTC(), Gate: rule,
+		Label: tl.Label, Binary: tl.Path, Budget: budgetString(budget), Start: time.Now().UTC(), Gate: rule,
 		Log: filepath.Join(r.logs, fmt.Sprintf("%s-%d-%s-%s.log", time.Now().Format("20060102-150405"), r.n, strings.ReplaceAll(s.Name, "/", "-"), sanitize(tl.Label))),
 	}
 	var err error
 	if tl.Benchstat {
 		tr.Tool = "benchstat"
-		err = r.benchstat(ctx, tl, s, &tr)
+		err = r.benchstat(ctx, tl, s, budget, &tr)
 	} else {
 		tr.Tool = "perflab"
-		err = r.perflab(ctx, tl, s, &tr)
+		err = r.perflab(ctx, tl, s, budget, &tr)
 	}
 	tr.Wall = time.Since(tr.Start).Seconds()
 	if err != nil {
@@ -339,12 +382,15 @@ func sanitize(s string) string {
 }
 
 // perflab runs perflab ab on the subject.
-func (r *runner) perflab(ctx context.Context, tl tool, s subject, tr *trial) error {
+func (r *runner) perflab(ctx context.Context, tl tool, s subject, budget time.Duration, tr *trial) error {
 	home := filepath.Join(r.dir, "home", sanitize(tl.Label))
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	args := []string{"ab", s.Old, s.New, ".", "-bench", s.Bench, "--budget", r.budget.String(), "--json"}
+	args := []string{"ab", s.Old, s.New, ".", "-bench", s.Bench, "--json"}
+	if budget > 0 {
+		args = append(args, "--budget", budget.String())
+	}
 	if tr.Gate != "" {
 		args = append(args, "--fail-on", tr.Gate)
 	}
@@ -404,8 +450,9 @@ func command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
 }
 
 // benchstat spends the budget on go test -count=1 processes of both
-// revisions, alternately, and compares them with benchstat.
-func (r *runner) benchstat(ctx context.Context, tl tool, s subject, tr *trial) error {
+// revisions, alternately, and compares them with benchstat. Under the
+// default budget (0) it runs defaultCount processes a side.
+func (r *runner) benchstat(ctx context.Context, tl tool, s subject, budget time.Duration, tr *trial) error {
 	work, err := os.MkdirTemp(filepath.Join(r.dir, "home"), "benchstat-")
 	if err != nil {
 		if err := os.MkdirAll(filepath.Join(r.dir, "home"), 0o755); err != nil {
@@ -421,7 +468,7 @@ func (r *runner) benchstat(ctx context.Context, tl tool, s subject, tr *trial) e
 		return err
 	}
 	defer logf.Close()
-	deadline := tr.Start.Add(r.budget)
+	deadline := tr.Start.Add(budget)
 	var bins, files [2]string
 	for i, rev := range []string{s.Old, s.New} {
 		tree := filepath.Join(work, fmt.Sprint(i))
@@ -452,7 +499,7 @@ func (r *runner) benchstat(ctx context.Context, tl tool, s subject, tr *trial) e
 		}
 		tr.Rounds++
 		round = max(round, time.Since(t0))
-		if time.Now().Add(round).After(deadline) {
+		if budget == 0 && tr.Rounds >= r.defaultCount || budget > 0 && time.Now().Add(round).After(deadline) {
 			break
 		}
 	}

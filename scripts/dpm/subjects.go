@@ -324,23 +324,21 @@ func layoutText(pkg string) string {
 import "os"
 
 //go:noinline
-func layoutMix(x uint64) uint64 {
-	for i := 0; i < 7; i++ {
-		x = x*6364136223846793005 + 1442695040888963407
-		x ^= x >> 29
+func layoutRotate(xs []uint32, k uint) []uint32 {
+	out := make([]uint32, len(xs))
+	for i, x := range xs {
+		out[(i+int(k))%len(xs)] = x<<(k%32) | x>>(32-k%32)
 	}
-	return x
+	return out
 }
 
 //go:noinline
-func layoutSpread(xs []uint64) (s uint64) {
-	for i, x := range xs {
-		s += layoutMix(x) << uint(i%13)
-		if s&1 == 1 {
-			s ^= layoutMix(s)
+func layoutSort(xs []uint32) {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
 		}
 	}
-	return s
 }
 
 //go:noinline
@@ -358,11 +356,13 @@ func layoutCount(s string) (n int) {
 	return n
 }
 
-var layoutSink uint64
+var layoutSink uint32
 
 func init() {
 	if os.Getenv("DPM_LAYOUT_NEVER_SET") == "yes" {
-		layoutSink = layoutSpread([]uint64{1, 2, 3}) + uint64(layoutCount("{}"))
+		xs := layoutRotate([]uint32{3, 1, 2}, 5)
+		layoutSort(xs)
+		layoutSink = xs[0] + uint32(layoutCount("{}"))
 	}
 }
 `
