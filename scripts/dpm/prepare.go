@@ -530,15 +530,24 @@ func (ms *measurer) measureRev(g *repo, rev string) (map[string]float64, error) 
 		return nil, err
 	}
 	defer os.RemoveAll(tree)
-	cmd := exec.CommandContext(ms.ctx, "sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", g.dir, rev, tree)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("exporting %s: %v: %s", rev, err, out)
+	if err := exportRev(ms.ctx, g.dir, rev, tree); err != nil {
+		return nil, err
 	}
 	work, all, err := ms.measureTree(tree)
 	for name, n := range all {
 		ms.all[rev+name] = n
 	}
 	return work, err
+}
+
+// exportRev writes the tree of revision rev of the repository in dir to
+// tree, as perflab exports a revision (git archive).
+func exportRev(ctx context.Context, dir, rev, tree string) error {
+	cmd := exec.CommandContext(ctx, "sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", dir, rev, tree)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("exporting %s of %s: %v: %s", rev, dir, err, out)
+	}
+	return nil
 }
 
 // measureFiles measures a copy of the working tree src with files

@@ -4,6 +4,8 @@ import (
 	"go/parser"
 	"go/token"
 	"math"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,6 +165,32 @@ func TestParseBudgets(t *testing.T) {
 	for _, bad := range []string{"", "90", "-1s", "90s,,3m", "fast"} {
 		if got, err := parseBudgets(bad); err == nil {
 			t.Errorf("parseBudgets(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
+func TestParseTools(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to stand in for a binary")
+	}
+	tools, err := parseTools("base=" + sh + ", " + sh + "," + sh + ",benchstat=" + sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, tl := range tools {
+		labels = append(labels, tl.Label)
+		if !filepath.IsAbs(tl.Path) || tl.Benchstat {
+			t.Errorf("%+v: want an absolute path of a perflab binary", tl)
+		}
+	}
+	if got, want := strings.Join(labels, " "), "base sh sh#3 benchstat#4"; got != want {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+	for _, bad := range []string{"", " , ", "new=/nonexistent/perflab"} {
+		if tools, err := parseTools(bad); err == nil {
+			t.Errorf("parseTools(%q) = %+v, want an error", bad, tools)
 		}
 	}
 }

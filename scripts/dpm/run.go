@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -27,6 +28,7 @@ type trial struct {
 	Tool    string    `json:"tool"`   // perflab or benchstat
 	Label   string    `json:"label"`  // the binary's label, or benchstat
 	Binary  string    `json:"binary,omitempty"`
+	SHA256  string    `json:"binary_sha256,omitempty"` // of the perflab binary, so a rebuilt one shows
 	Budget  string    `json:"budget"`
 	Start   time.Time `json:"start"`
 	Wall    float64   `json:"wall_s"`
@@ -47,14 +49,15 @@ type trial struct {
 
 // A tool is a perflab binary to run, or benchstat.
 type tool struct {
-	Label, Path string
-	Benchstat   bool
+	Label, Path, SHA256 string
+	Benchstat           bool
 }
 
 func cmdRun(ctx context.Context, args []string) error {
 	fset := flag.NewFlagSet("run", flag.ExitOnError)
 	dir := fset.String("dir", "", "the work `directory` dpm prepare made (required)")
-	binaries := fset.String("perflab", "", "perflab `binaries`, comma-separated, each PATH or LABEL=PATH; two or more run alternately (required unless only benchstat runs)")
+	var binaryList listFlag
+	fset.Var(&binaryList, "perflab", "perflab `binaries`, comma-separated or the flag repeated, each PATH or LABEL=PATH; two or more run alternately (required unless only benchstat runs)")
 	budgetList := fset.String("budget", "90s", "comma-separated `budgets`, each trial's: perflab ab --budget and the wall time go test + benchstat may spend; \"default\" runs perflab ab without --budget and benchstat on -default-count processes a side")
 	defaultCount := fset.Int("default-count", 10, "processes a side for benchstat under -budget default")
 	trials := fset.Int("trials", 1, "repetitions of every subject and tool")
@@ -92,7 +95,8 @@ Flags:
 	}
 	fset.Parse(args)
 	budgets, err := parseBudgets(*budgetList)
-	if *dir == "" || *binaries == "" && !*baseline || fset.NArg() > 0 || *trials < 1 || err != nil || *defaultCount < 2 {
+	binaries := strings.Join(binaryList, ",")
+	if *dir == "" || binaries == "" && !*baseline || fset.NArg() > 0 || *trials < 1 || err != nil || *defaultCount < 2 {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "dpm run:", err)
 		}
@@ -108,8 +112,8 @@ Flags:
 		return err
 	}
 	var tools []tool
-	if *binaries != "" {
-		if tools, err = parseTools(*binaries); err != nil {
+	if binaries != "" {
+		if tools, err = parseTools(binaries); err != nil {
 			return err
 		}
 	}
@@ -244,6 +248,12 @@ func summary(tr trial) string {
 	return s
 }
 
+// listFlag is a flag that may be repeated.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
 // parseTools reads -perflab: PATH or LABEL=PATH, comma-separated.
 func parseTools(list string) ([]tool, error) {
 	var tools []tool
@@ -268,7 +278,11 @@ func parseTools(list string) ([]tool, error) {
 		if abs, err = filepath.Abs(abs); err != nil {
 			return nil, err
 		}
-		tools = append(tools, tool{Label: label, Path: abs})
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return nil, fmt.Errorf("-perflab %s: %w", p, err)
+		}
+		tools = append(tools, tool{Label: label, Path: abs, SHA256: fmt.Sprintf("%x", sha256.Sum256(data))[:16]})
 	}
 	if len(tools) == 0 {
 		return nil, errors.New("-perflab names no binary")
@@ -340,7 +354,7 @@ func (r *runner) run(ctx context.Context, tl tool, s subject, budget time.Durati
 	r.n++
 	tr := trial{
 		Subject: s.Name, Module: s.Module, Class: s.Change, Target: s.Target,
-		Label: tl.Label, Binary: tl.Path, Budget: budgetString(budget), Start: time.Now().UTC(), Gate: rule,
+		Label: tl.Label, Binary: tl.Path, SHA256: tl.SHA256, Budget: budgetString(budget), Start: time.Now().UTC(), Gate: rule,
 		Log: filepath.Join(r.logs, fmt.Sprintf("%s-%d-%s-%s.log", time.Now().Format("20060102-150405"), r.n, strings.ReplaceAll(s.Name, "/", "-"), sanitize(tl.Label))),
 	}
 	var err error
@@ -453,14 +467,12 @@ func command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
 // revisions, alternately, and compares them with benchstat. Under the
 // default budget (0) it runs defaultCount processes a side.
 func (r *runner) benchstat(ctx context.Context, tl tool, s subject, budget time.Duration, tr *trial) error {
+	if err := os.MkdirAll(filepath.Join(r.dir, "home"), 0o755); err != nil {
+		return err
+	}
 	work, err := os.MkdirTemp(filepath.Join(r.dir, "home"), "benchstat-")
 	if err != nil {
-		if err := os.MkdirAll(filepath.Join(r.dir, "home"), 0o755); err != nil {
-			return err
-		}
-		if work, err = os.MkdirTemp(filepath.Join(r.dir, "home"), "benchstat-"); err != nil {
-			return err
-		}
+		return err
 	}
 	defer os.RemoveAll(work)
 	logf, err := os.Create(tr.Log)
@@ -475,9 +487,8 @@ func (r *runner) benchstat(ctx context.Context, tl tool, s subject, budget time.
 		if err := os.MkdirAll(tree, 0o755); err != nil {
 			return err
 		}
-		cmd := exec.CommandContext(ctx, "sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", s.Dir, rev, tree)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("exporting %s: %v: %s", rev, err, out)
+		if err := exportRev(ctx, s.Dir, rev, tree); err != nil {
+			return err
 		}
 		bins[i] = filepath.Join(tree, "bench.test")
 		if _, err := output(ctx, tree, nil, "go", "test", "-c", "-o", bins[i], "."); err != nil {
@@ -485,7 +496,7 @@ func (r *runner) benchstat(ctx context.Context, tl tool, s subject, budget time.
 		}
 		files[i] = filepath.Join(r.logs, fmt.Sprintf("%s.%s.txt", strings.TrimSuffix(filepath.Base(tr.Log), ".log"), []string{"old", "new"}[i]))
 	}
-	tr.Command = []string{bins[0], "-test.run", "^$", "-test.bench", s.Bench, "-test.count", "1", "-test.benchtime", r.benchtime}
+	tr.Command = []string{"go", "test", "-run", "^$", "-bench", s.Bench, "-count", "1", "-benchtime", r.benchtime}
 	// Rounds of one process per side, the order swapped every round,
 	// while another round fits before the deadline.
 	var round time.Duration
