@@ -180,7 +180,7 @@ func TestRunPartial(t *testing.T) {
 	repo, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work", Files: map[string]string{"flaky_test.go": flakyTestGo}},
 		workmod.Commit{Steps: 1000, Subject: "crash", Files: map[string]string{"flaky_test.go": flakyTestGo, "crash.flag": "x"}})
 	res, progress, err := runAB(t, ab.Options{
-		Dir: repo, Old: "HEAD~1", New: "HEAD", Bench: "Work|Flaky", Rounds: 4, Benchtime: "5ms", Layout: engine.LayoutFixed, NoProfile: true,
+		Dir: repo, Old: "HEAD~1", New: "HEAD", Bench: "Work|Flaky", Rounds: 8, Benchtime: "5ms", Layout: engine.LayoutFixed, NoProfile: true,
 	})
 	if err == nil || !strings.Contains(err.Error(), "is partial") {
 		t.Fatalf("Run error %v, want a partial run\n%s", err, progress.String())

@@ -20,7 +20,7 @@ func TestABUsageExitCodes(t *testing.T) {
 		{nil, "want OLD"},
 		{[]string{"HEAD", "--fail-on", "sec/op>5"}, "must end in '%'"},
 		{[]string{"HEAD", "--require-decision"}, "--require-decision goes with --fail-on"},
-		{[]string{"HEAD", "--rounds", "-1"}, "--rounds must be at least 1"},
+		{[]string{"HEAD", "--rounds", "-1"}, "--rounds -1: want 1 or more"},
 		{[]string{"HEAD", "--cpu", "0"}, "--cpu"},
 		{[]string{"HEAD", "--config", "a"}, "--config: give none or two"},
 		{[]string{"HEAD", "--no-such-flag"}, "flag provided but not defined"},

@@ -98,7 +98,7 @@ func (f *bisectFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.markdown, "markdown", "", "also write the result as Markdown to `file` (a PR comment, $GITHUB_STEP_SUMMARY)")
 	fs.StringVar(&f.html, "html", "", "also write the result as an HTML page to `file`")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
-	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal")
+	fs.BoolVar(&f.verbose, "v", false, "a line per round and the full line of every look, on a terminal too and in a log (which otherwise gets a short line at most every tenth of the budget or 30s)")
 	fs.StringVar(&f.out, "out", defaultOut(), "`dir` for the runs' artifacts, run-<id>/ inside; by default runs/ in perflab's data directory (\"perflab help storage\")")
 	fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")
 }

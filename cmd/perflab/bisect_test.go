@@ -199,7 +199,7 @@ func TestBisectInterruptAndResume(t *testing.T) {
 	args := []string{"bisect", "main~2", "main", "-C", repo, "-bench", "Work", "--benchtime", "20ms", "--max-rounds", "40", "--layout", "fixed",
 		"--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
 	// A round of the midpoint step stores 4 results (the endpoints' 2).
-	cmd, all, wait := startUntil(t, bin, "round 2/8 stored: 4 results", args...)
+	cmd, all, wait := startUntil(t, bin, "round 2/8 stored: 4 results", append(args, "-v")...)
 	cmd.Process.Signal(os.Interrupt)
 	wait()
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(all.String(), "interrupted after 1 steps") || !strings.Contains(all.String(), "--resume") {

@@ -169,7 +169,7 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&f.budget, "budget", 0, "finish each experiment within this `duration`: an initial pass fitted to half of it, then rounds of the cells of undecided checks while it lasts (sequential sampling)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the round order (0: from the clock)")
 	fs.BoolVar(&f.noProfile, "no-profile", false, "skip the profiling pass")
-	fs.BoolVar(&f.verbose, "v", false, "print a line per round even on a terminal (where one status line updates in place)")
+	fs.BoolVar(&f.verbose, "v", false, "a line per round and the full line of every look at the open checks, on a terminal too (where one status line updates in place) and in a log (which otherwise gets a short line at most every tenth of the budget or 30s)")
 	fs.StringVar(&f.out, "out", defaultOut(), "`dir` for profiles and reports, run-<id>/ inside; by default runs/ in perflab's data directory (\"perflab help storage\")")
 	if fs.Lookup("cache") == nil {
 		fs.StringVar(&f.cache, "cache", "", "`dir` for built sources and test binaries (default $PERFLAB_CACHE or the user cache dir)")

@@ -27,7 +27,7 @@ import (
 // builder (ab's reach them through ab.Options: TestABOptionsCarryEveryFlag).
 func TestEngineOptionsCarryEveryFlag(t *testing.T) {
 	common := []string{"--seed", "7", "--rounds", "9", "--benchtime", "5ms", "--budget", "2m", "--no-profile", "-v",
-		"--out", "outdir", "--cache", "cachedir", "--measure", "instructions", "--precision", "2%", "--max-rounds", "40", "--unit", "cpu-sec/op"}
+		"--out", "outdir", "--cache", "cachedir", "--measure", "instructions", "--precision", "2%", "--max-rounds", "40", "--unit", "cpu-sec/op", "--alpha", "0.01"}
 	var rf runFlags
 	var bf benchFlags
 	tests := []struct {
@@ -49,7 +49,7 @@ func TestEngineOptionsCarryEveryFlag(t *testing.T) {
 		opt := tc.f.engineOptions(nil, "quick", nil, &progress)
 		want := engine.Options{Mode: "quick", ArtifactDir: "outdir", CacheDir: filepath.Join("cachedir", "bin"), Seed: 7, Rounds: 9, Benchtime: "5ms",
 			Budget: 2 * time.Minute, Measure: "instructions", NoProfile: true, Verbose: true, Precision: 0.02, MaxRounds: 40, Unit: "cpu-sec/op",
-			NoFollowUp: tc.extra != nil, NewRunIfChanged: tc.extra != nil}
+			NoFollowUp: tc.extra != nil, NewRunIfChanged: tc.extra != nil, Alpha: 0.01}
 		got := opt
 		got.Progress, got.Judge, got.Repeat, got.ChooseRepeats = nil, nil, nil, nil
 		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {

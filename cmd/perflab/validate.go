@@ -57,7 +57,7 @@ var flagChecks = map[string]func(v any) error{
 		return nil
 	},
 	"max-rounds":   atLeast("--max-rounds", 0, "0 (the default) or more"),
-	"rounds":       atLeast("--rounds", 0, "1 or more"),
+	"rounds":       atLeast("--rounds", 0, "1 or more, or 0 (the default: the mode's rounds, or for ab rounds sampled until decided)"),
 	"permutations": atLeast("--permutations", 1, "1 or more, such as 199"),
 	"fail-on": func(v any) error {
 		if s, ok := v.(string); ok && s != "" {
