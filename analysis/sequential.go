@@ -306,4 +306,3 @@ func logIncBetaHalf(x, y float64) float64 {
 	}
 	return math.Log1p(-math.Exp(front) * incBetaFraction(0.5, y, x) / y)
 }
-
