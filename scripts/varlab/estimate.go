@@ -30,6 +30,8 @@ type layoutEst struct {
 	Round           float64
 }
 
+func (r layoutRow) layoutKey() layoutKey { return layoutKey{r.Bench, r.Align, r.Side} }
+
 // byKey groups the timed layout rows: build → layout → round → sec/op
 // (the first row of a layout and round, should there be two).
 func byKey(rows []layoutRow) map[layoutKey]map[int64]map[int]float64 {
@@ -38,7 +40,7 @@ func byKey(rows []layoutRow) map[layoutKey]map[int64]map[int]float64 {
 		if r.Unit != unitTime {
 			continue
 		}
-		k := layoutKey{r.Bench, r.Align, r.Side}
+		k := r.layoutKey()
 		if g[k] == nil {
 			g[k] = map[int64]map[int]float64{}
 		}
@@ -127,7 +129,7 @@ func estimatePlanted(rows []layoutRow) []plantedEst {
 	instr := map[layoutKey]float64{}
 	for _, r := range rows {
 		if r.Unit == unitInstr {
-			instr[layoutKey{r.Bench, r.Align, r.Side}] = r.Value
+			instr[r.layoutKey()] = r.Value
 		}
 	}
 	var out []plantedEst

@@ -37,17 +37,11 @@ func runLayouts(ctx context.Context, args []string, stdout io.Writer) error {
 	firstSeed := fs.Int64("layoutseed", 1, "the first layout's -randlayout seed; layout i has seed layoutseed+i−1 at every alignment")
 	planted := fs.String("planted", "", "two source trees of one module, `OLDDIR,NEWDIR`, measured side by side instead of -dir: the change new/old per alignment")
 	instr := fs.Bool("instructions", true, "with -planted, also measure instructions/op under Cachegrind (valgrind)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: varlab layouts -dir MODDIR -bench REGEX [flags]\n\n"+
-			"Links -layouts random layouts of the package's test binary at each -funcalign,\n"+
-			"runs -rounds rounds of every binary once in a shuffled order, and prints per\n"+
-			"benchmark and alignment the between-layout and the process SD of log time.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := c.check(); err != nil {
+	err := c.parse(fs, args, "Usage: varlab layouts -dir MODDIR -bench REGEX [flags]\n\n"+
+		"Links -layouts random layouts of the package's test binary at each -funcalign,\n"+
+		"runs -rounds rounds of every binary once in a shuffled order, and prints per\n"+
+		"benchmark and alignment the between-layout and the process SD of log time.\n\n")
+	if err != nil {
 		return err
 	}
 	if *nLayouts < 2 {
@@ -76,15 +70,11 @@ func runLayouts(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 
-	tmp, err := os.MkdirTemp("", "varlab-layouts-")
+	tmp, cleanup, err := c.scratch("layouts")
 	if err != nil {
 		return err
 	}
-	if c.keep {
-		fmt.Fprintf(os.Stderr, "varlab: binaries in %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 	bins, err := link(ctx, sides, alignList, c.pkg, *nLayouts, *firstSeed, tmp)
 	if err != nil {
 		return err

@@ -59,7 +59,11 @@ for the commands to run on real modules and how to read the tables.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C ends varlab at once
+	}()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "varlab:", err)
 		stop()
 		os.Exit(1)
@@ -68,8 +72,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, usage)
-		return errors.New("no sub-command: want layouts, sources or analyze")
+		return errors.New("no sub-command: want layouts, sources or analyze (varlab -h says what each does)")
 	}
 	switch args[0] {
 	case "layouts":
@@ -85,8 +88,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprint(os.Stderr, usage)
-	return fmt.Errorf("unknown sub-command %q: want layouts, sources or analyze", args[0])
+	return fmt.Errorf("unknown sub-command %q: want layouts, sources or analyze (varlab -h says what each does)", args[0])
 }
 
 func analyzeFile(path string, stdout io.Writer) error {
@@ -128,6 +130,33 @@ func (c *common) register(fs *flag.FlagSet, kind string, rounds int) {
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the rounds' orders")
 	fs.StringVar(&c.out, "o", "varlab-"+kind+"-"+time.Now().Format("20060102-150405")+".csv", "CSV `file` for the raw rows (written as the rounds go)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the binaries' scratch directory")
+}
+
+// parse sets fs's usage to about and its flags, parses args and checks
+// the common flags.
+func (c *common) parse(fs *flag.FlagSet, args []string, about string) error {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), about)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return c.check()
+}
+
+// scratch makes the directory the binaries go in; done removes it, unless
+// -keep says where it is.
+func (c *common) scratch(kind string) (dir string, done func(), err error) {
+	dir, err = os.MkdirTemp("", "varlab-"+kind+"-")
+	if err != nil {
+		return "", nil, err
+	}
+	if c.keep {
+		fmt.Fprintf(os.Stderr, "varlab: binaries in %s\n", dir)
+		return dir, func() {}, nil
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 func (c *common) check() error {

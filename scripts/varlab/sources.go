@@ -114,21 +114,15 @@ func runSources(ctx context.Context, args []string, stdout io.Writer) error {
 	procs := fs.Int("procs", 6, "processes per condition per round")
 	reps := fs.Int("reps", 5, "repetitions per process (-test.count); a process's value is their median")
 	conds := fs.String("conds", strings.Join(conditionOrder, ","), "conditions, comma-separated, base first")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: varlab sources -dir MODDIR -bench REGEX [flags]\n\n"+
-			"Runs one test binary (default layout) under each condition, -procs processes a\n"+
-			"condition in each of -rounds shuffled rounds, and prints per benchmark each\n"+
-			"condition's process-to-process SD of log time (round effects taken out), its\n"+
-			"SD within a process, and its process variance against base's.\n\n"+
-			"Conditions: base (as perflab runs a process), pin0 and pin1 (taskset to the\n"+
-			"first or second CPU allowed), envpad (a variable of random length 0-4096 bytes\n"+
-			"in the environment), noaslr (setarch -R), gomaxprocs1 (GOMAXPROCS=1).\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := c.check(); err != nil {
+	err := c.parse(fs, args, "Usage: varlab sources -dir MODDIR -bench REGEX [flags]\n\n"+
+		"Runs one test binary (default layout) under each condition, -procs processes a\n"+
+		"condition in each of -rounds shuffled rounds, and prints per benchmark each\n"+
+		"condition's process-to-process SD of log time (round effects taken out), its\n"+
+		"SD within a process, and its process variance against base's.\n\n"+
+		"Conditions: base (as perflab runs a process), pin0 and pin1 (taskset to the\n"+
+		"first or second CPU allowed), envpad (a variable of random length 0-4096 bytes\n"+
+		"in the environment), noaslr (setarch -R), gomaxprocs1 (GOMAXPROCS=1).\n\n")
+	if err != nil {
 		return err
 	}
 	if *procs < 2 || *reps < 1 {
@@ -138,15 +132,11 @@ func runSources(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "varlab-sources-")
+	tmp, cleanup, err := c.scratch("sources")
 	if err != nil {
 		return err
 	}
-	if c.keep {
-		fmt.Fprintf(os.Stderr, "varlab: binary in %s\n", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 	bin, _, err := gotest.Compile(ctx, gotest.Build{Dir: c.dir, Package: c.pkg, CacheDir: filepath.Join(tmp, "cache")})
 	if err != nil {
 		return err
