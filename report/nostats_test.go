@@ -79,9 +79,9 @@ func exported(t *testing.T, dir, recv string) (funcs, methods []string) {
 // statisticsHomes are the packages that compute statistics: analysis
 // (every statistic), claim (the verdict rule) and findings (every view of
 // stored runs, computed through them). internal/noisetest generates noise
-// for their tests; scripts/cputime and scripts/estimates are measurement
+// for their tests; scripts/cputime, scripts/estimates and scripts/varlab are measurement
 // programs that print their own statistics of stored or measured rounds.
-var statisticsHomes = []string{"analysis", "claim", "findings", "internal/noisetest", "scripts/cputime", "scripts/estimates"}
+var statisticsHomes = []string{"analysis", "claim", "findings", "internal/noisetest", "scripts/cputime", "scripts/estimates", "scripts/varlab"}
 
 // statisticsDirs lists every directory of the module with Go files that is
 // not a home of statistics (nor testdata or an experiment's workload).
