@@ -441,25 +441,7 @@ func (l *layouts) summary() string {
 		return ""
 	}
 	return fmt.Sprintf("link layouts: %d random layouts per build, a fresh one %s (%d links, %s linking, ≈%s per cluster of links)",
-		l.clusters, l.schedule(), l.links, l.linked.Round(time.Millisecond), l.perCluster().Round(time.Millisecond))
-}
-
-// schedule says how many rounds each layout served: "every 2 rounds", or
-// "every 2 rounds in rounds 1–20, then every round".
-func (l *layouts) schedule() string {
-	ph := l.sched.Phases
-	if len(ph) <= 1 {
-		return "every " + everyRounds(l.sched.PerLayout)
-	}
-	var parts []string
-	for i, p := range ph {
-		part := "every " + everyRounds(p.Per)
-		if i+1 < len(ph) {
-			part += fmt.Sprintf(" in rounds %d–%d", p.From, ph[i+1].From-1)
-		}
-		parts = append(parts, part)
-	}
-	return strings.Join(parts, ", then ")
+		l.clusters, l.sched.Schedule(), l.links, l.linked.Round(time.Millisecond), l.perCluster().Round(time.Millisecond))
 }
 
 // close removes the relinked binaries.

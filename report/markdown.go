@@ -49,8 +49,13 @@ func headerOf(f *findings.Run) header {
 		// after it ran the cells still undecided.
 		rounds = fmt.Sprintf("%d rounds stored (an initial pass of %d, then rounds of the undecided cells)", f.RoundsDone, r.RoundsPlanned)
 	}
-	if f.Opt.PerLayout > 0 {
-		rounds += " · link layouts: a fresh random one every " + everyRounds(f.Opt.PerLayout)
+	if l := r.Plan.Layout; l != nil {
+		rounds += " · link layouts: a fresh random one " + l.Schedule()
+		for _, kv := range f.Env {
+			if cfg, ok := strings.CutPrefix(kv.Key, "layout-fixed-"); ok {
+				rounds += fmt.Sprintf(" (config %s kept one fixed layout: %s)", cfg, firstLine(kv.Value))
+			}
+		}
 	}
 	if n := f.FollowUp.Rounds; n > 0 && !f.Opt.Anytime {
 		// The tables read the planned rounds; the claims' open checks
@@ -75,4 +80,10 @@ func upper(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

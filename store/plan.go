@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -228,6 +229,31 @@ func (l *Layout) Cluster(j int) int {
 		return cluster + (j-ph.From)/per + 1
 	}
 	return j
+}
+
+// Schedule says how many rounds each layout served: "every 2 rounds", or
+// "every 2 rounds in rounds 1–16, then every round" (rounds counted within
+// a shard).
+func (l *Layout) Schedule() string {
+	every := func(n int) string {
+		if n <= 1 {
+			return "every round"
+		}
+		return fmt.Sprintf("every %d rounds", n)
+	}
+	ph := l.Phases
+	if len(ph) <= 1 {
+		return every(l.PerLayout)
+	}
+	var parts []string
+	for i, p := range ph {
+		part := every(p.Per)
+		if i+1 < len(ph) {
+			part += fmt.Sprintf(" in rounds %d–%d", p.From, ph[i+1].From-1)
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", then ")
 }
 
 // Per is the rounds a layout serves at a shard's j-th round.

@@ -225,3 +225,19 @@ func TestLayoutPer(t *testing.T) {
 		t.Errorf("nil layout: Per = %d, want 1", got)
 	}
 }
+
+func TestLayoutSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		l    Layout
+		want string
+	}{
+		{Layout{PerLayout: 1}, "every round"},
+		{Layout{PerLayout: 3}, "every 3 rounds"},
+		{Layout{PerLayout: 2, Phases: []LayoutPhase{{From: 1, Per: 2}}}, "every 2 rounds"},
+		{Layout{PerLayout: 2, Phases: []LayoutPhase{{From: 1, Per: 2}, {From: 17, Per: 1}}}, "every 2 rounds in rounds 1–16, then every round"},
+	} {
+		if got := tc.l.Schedule(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)
+		}
+	}
+}
