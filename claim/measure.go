@@ -250,4 +250,8 @@ const (
 	// NoCrossover: no crossover, one series better on both sides of the
 	// range.
 	NoCrossover
+
+	// NotBuilt: the check reads config Cell, which did not build in this
+	// run (Err: why, as the go command said it); see MarkNotBuilt.
+	NotBuilt
 )

@@ -441,6 +441,8 @@ func reasonBase(c claim.CheckResult) string {
 		return fmt.Sprintf("too few points differ significantly to rule a crossover in [%g, %g] out: need one sign on both sides of it", p.Min, p.Max)
 	case claim.NoCrossover:
 		return fmt.Sprintf("expected a crossover in [%g, %g]", p.Min, p.Max)
+	case claim.NotBuilt:
+		return fmt.Sprintf("config %s could not be built (%s)", w.Cell, buildComplaint(w.Err))
 	}
 	return ""
 }
@@ -454,4 +456,30 @@ func joinSelectors(sels ...string) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// maxComplaint bounds the build error a reason quotes.
+const maxComplaint = 300
+
+// buildComplaint is the part of a build error a reason quotes: its lines
+// without the go command's progress ("go: downloading …"), joined, cut
+// to maxComplaint bytes.
+func buildComplaint(err string) string {
+	var lines []string
+	for _, l := range strings.Split(err, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "go: downloading ") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	s := strings.Join(lines, "; ")
+	if len(s) > maxComplaint {
+		cut := maxComplaint
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
