@@ -1,3 +1,5 @@
+//go:build go1.24
+
 package gateway
 
 import (
@@ -8,46 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/perflab/perflab/benchmetrics"
 	"github.com/perflab/perflab/driver/load"
 )
-
-// The spec's one axis, sweep, is what each benchmark varies: the route
-// count (BenchmarkRoute), the percentage of writes (BenchmarkMap) or the
-// requests in flight (BenchmarkLeak). BenchmarkContext and BenchmarkLog
-// vary nothing and run at sweep=0. A benchmark skips the values that
-// belong to another.
-var (
-	sweepValues  = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100, 300, 1000, 3000, MaxRoutes}
-	routeCounts  = []float64{100, 300, 1000, 3000, MaxRoutes}
-	writePcts    = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100}
-	concurrences = []float64{100, 300, 1000}
-	procsValues  = []int{1, 2, 4, 8, 16, 32, 64}
-)
-
-// seed is the seed of every generated table and request mix.
-const seed = 1
-
-// sweep runs f for each sweep value that is in mine, and skips the others
-// with a message that names the benchmark's own values.
-func sweep(b *testing.B, mine []float64, what string, f func(b *testing.B, v float64)) {
-	for _, v := range sweepValues {
-		name := strconv.FormatFloat(v, 'f', -1, 64)
-		b.Run("sweep="+name, func(b *testing.B) {
-			if !slices.Contains(mine, v) {
-				b.Skipf("this benchmark sweeps %s over %v; sweep=%s is another benchmark's value", what, mine, name)
-			}
-			f(b, v)
-		})
-	}
-}
 
 // routeCell is a prepared BenchmarkRoute cell.
 type routeCell struct {
@@ -184,58 +153,6 @@ func BenchmarkContext(b *testing.B) {
 					b.ReportMetric(pause/cycles/1e9, "gc-pause-sec/cycle")
 				}
 			})
-		}
-	})
-}
-
-// BenchmarkMap times one operation on a concurrent map of MapKeys keys
-// from b.RunParallel at a GOMAXPROCS the benchmark sets (values above the
-// machine's cores skip themselves), keys drawn Zipf-distributed, writes at
-// the sweep's percentage:
-//
-//	BenchmarkMap/sweep=<write %>/variant=<syncmap|cow|sharded|mutex>/gomaxprocs=<p>
-func BenchmarkMap(b *testing.B) {
-	keys := Keys()
-	sweep(b, writePcts, "the percentage of writes", func(b *testing.B, pct float64) {
-		for _, name := range Maps {
-			b.Run("variant="+name, func(b *testing.B) {
-				for _, p := range procsValues {
-					b.Run("gomaxprocs="+strconv.Itoa(p), func(b *testing.B) {
-						if n := runtime.NumCPU(); p > n {
-							b.Skipf("gomaxprocs=%d needs %d cores; this machine has %d (runtime.NumCPU)", p, p, n)
-						}
-						benchMap(b, name, keys, pct, p)
-					})
-				}
-			})
-		}
-	})
-}
-
-func benchMap(b *testing.B, name string, keys []string, pct float64, procs int) {
-	m, err := NewMap(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i, k := range keys {
-		m.Store(k, i)
-	}
-	prev := runtime.GOMAXPROCS(procs)
-	defer runtime.GOMAXPROCS(prev)
-	var streams atomic.Uint64
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		ks := NewKeyStream(seed + streams.Add(1))
-		i := 0
-		for pb.Next() {
-			k, write := ks.Next(pct)
-			if write {
-				m.Store(keys[k], i)
-			} else if _, ok := m.Load(keys[k]); !ok {
-				panic("a stored key is missing")
-			}
-			i++
 		}
 	})
 }

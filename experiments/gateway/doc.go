@@ -29,8 +29,12 @@
 //
 // Concurrent maps (D5): [NewMap] gives sync.Map, an atomic.Value
 // copy-on-write map, the article's 8-way sharded map (8 sync.Maps) and a
-// single-mutex map;
-// [KeyStream] draws Zipf-distributed keys and writes at a percentage.
+// single-mutex map; each goroutine's [KeyStream] reads its newest keys,
+// Zipf-distributed, and at a percentage writes, inserting a new key and
+// evicting its oldest. [DirtyPromotions] counts how often a sync.Map
+// promotes its dirty map under that workload: before Go 1.24 only, since
+// then sync.Map has none. Under a toolchain before go1.24 (the spec's
+// go1.22 config) the test binary holds BenchmarkMap alone.
 //
 // Log writers (D7): [BufioLog] (a mutex-guarded bufio.Writer) and
 // [RingLog] (a lock-free ring of fixed slots drained by one goroutine,
