@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,8 +22,7 @@ import (
 // routeCell is a prepared BenchmarkRoute cell.
 type routeCell struct {
 	routes  []Route
-	lookups []Lookup
-	reqs    []*http.Request
+	mixes   map[string][]*http.Request // mix name → the requests it cycles through
 	routers map[string]Router
 	gate    map[string]error
 	setup   error
@@ -37,16 +37,33 @@ const (
 	hitPct      = 90
 )
 
+// routeMixes lists, per router variant, the lookup mixes it is timed on:
+// mix=all (Mix: static and parametrised routes in the table's proportion)
+// for the routers that serve every route, mix=static (StaticMix) for the
+// article's exact-path map, which serves static paths alone, and for the
+// trie it is compared with there.
+var routeMixes = map[string][]string{
+	"hashmap":  {"all"},
+	"trie":     {"all", "static"},
+	"servemux": {"all"},
+	"exact":    {"static"},
+}
+
+// routeVariants is the order of BenchmarkRoute's variants.
+var routeVariants = append(slices.Clone(Routers), "exact")
+
 func prepareRoutes(n int) *routeCell {
 	if c, ok := routeCells.Load(n); ok {
 		return c.(*routeCell)
 	}
-	c := &routeCell{routers: map[string]Router{}, gate: map[string]error{}}
+	c := &routeCell{mixes: map[string][]*http.Request{}, routers: map[string]Router{}, gate: map[string]error{}}
 	c.routes, c.setup = Routes(n, seed)
 	if c.setup == nil {
-		c.lookups = Mix(c.routes, lookupCount, hitPct, seed)
-		for _, l := range c.lookups {
-			c.reqs = append(c.reqs, NewRequest(l.Path))
+		all, static := Mix(c.routes, lookupCount, hitPct, seed), StaticMix(c.routes, lookupCount, hitPct, seed)
+		for name, ls := range map[string][]Lookup{"all": all, "static": static} {
+			for _, l := range ls {
+				c.mixes[name] = append(c.mixes[name], NewRequest(l.Path))
+			}
 		}
 		for _, name := range Routers {
 			r, err := NewRouter(name, c.routes)
@@ -55,8 +72,13 @@ func prepareRoutes(n int) *routeCell {
 				continue
 			}
 			c.routers[name] = r
-			c.gate[name] = Gate(r, c.routes, c.lookups, seed)
+			c.gate[name] = Gate(r, c.routes, all, seed)
+			if c.gate[name] == nil && slices.Contains(routeMixes[name], "static") {
+				c.gate[name] = GateLookups(r, c.routes, static)
+			}
 		}
+		c.routers["exact"] = NewExactRouter(c.routes)
+		c.gate["exact"] = GateLookups(c.routers["exact"], c.routes, static)
 	}
 	routeCells.Store(n, c)
 	return c
@@ -64,13 +86,17 @@ func prepareRoutes(n int) *routeCell {
 
 var sinkRoute int
 
-// BenchmarkRoute times one route lookup of a seeded mix (90% hits, static
-// and parametrised routes in the table's proportion, 10% misses) per op:
+// BenchmarkRoute times one route lookup of a seeded mix (90% hits, 10%
+// misses) per op:
 //
-//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux>
+//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux|exact>/mix=<all|static>
 //
-// Each router first passes the gate: every route resolves to its handler
-// with the right parameters, every lookup of the mix as it should.
+// mix=all holds static and parametrised routes in the table's proportion;
+// mix=static static routes alone, the requests the article's exact-path
+// map (variant exact) can serve (routeMixes says which variant runs
+// which). Each router first passes the gate: every route it serves
+// resolves to its handler with the right parameters, every lookup of its
+// mixes as it should.
 func BenchmarkRoute(b *testing.B) {
 	sweep(b, routeCounts, "the route count", func(b *testing.B, v float64) {
 		n := int(v)
@@ -78,20 +104,25 @@ func BenchmarkRoute(b *testing.B) {
 		if c.setup != nil {
 			b.Fatal(c.setup)
 		}
-		for _, name := range Routers {
+		for _, name := range routeVariants {
 			b.Run("variant="+name, func(b *testing.B) {
 				if err := c.gate[name]; err != nil {
 					b.Fatalf("perflab: incorrect: %s with %d routes: %v", name, n, err)
 				}
 				r := c.routers[name]
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					h, _ := r.Match(c.reqs[i&(lookupCount-1)])
-					sinkRoute += h
-					i++
+				for _, mix := range routeMixes[name] {
+					reqs := c.mixes[mix]
+					b.Run("mix="+mix, func(b *testing.B) {
+						b.ReportAllocs()
+						i := 0
+						for b.Loop() {
+							h, _ := r.Match(reqs[i&(lookupCount-1)])
+							sinkRoute += h
+							i++
+						}
+						b.ReportMetric(1, "correct")
+					})
 				}
-				b.ReportMetric(1, "correct")
 			})
 		}
 	})

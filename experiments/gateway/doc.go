@@ -7,7 +7,7 @@
 // The spec's one axis, sweep, is what each benchmark varies; a benchmark
 // skips the values that belong to another:
 //
-//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux>
+//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux|exact>/mix=<all|static>
 //	BenchmarkContext/sweep=0/variant=<alloc|pooled>
 //	BenchmarkMap/sweep=<write %>/variant=<syncmap|cow|sharded|mutex>/gomaxprocs=<p>
 //	BenchmarkLog/sweep=0/variant=<bufio|ring>
@@ -20,7 +20,9 @@
 // fallback, a radix trie of our own (httprouter cannot hold a literal and
 // a parameter at one position, which such a table has), and
 // net/http.ServeMux with Go 1.22 patterns. [Gate] checks a router before
-// it is timed; a router that fails it fails its cell with
+// it is timed; [ExactRouter], the article's exact-path map, serves the
+// static routes alone and is timed, with the trie, on a [StaticMix]. A
+// router that fails its gate fails its cell with
 //
 //	perflab: incorrect: <first difference>
 //

@@ -298,6 +298,11 @@ func TestLogServerLogsEveryRequest(t *testing.T) {
 	if !strings.Contains(out.String(), " GET /order/7 200 ") {
 		t.Errorf("no record of GET /order/7 in\n%s", out.String())
 	}
+	// At BenchmarkLog's 2,000 requests a second the records make the
+	// article's 1 MB/s log stream.
+	if per := out.Len() / 20; per < LogRecordSize-40 || per > LogRecordSize+40 {
+		t.Errorf("records of %d bytes, want about %d (1 MB/s at 2,000 req/s)", per, LogRecordSize)
+	}
 }
 
 // TestContextChain: both variants answer the same, and the pooled one
