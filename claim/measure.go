@@ -140,6 +140,9 @@ type Reason struct {
 	// Cell is a cell that carries no rounds (NoRounds); Better the series
 	// better above the crossing found (CrossesOtherWay, OnlyOtherWay).
 	Cell, Better string
+	// Before and After are a knee's slopes on either side of its
+	// breakpoint (BendsOtherWay).
+	Before, After float64
 }
 
 // Why names why a check was not reproduced.
@@ -254,4 +257,8 @@ const (
 	// NotBuilt: the check reads config Cell, which did not build in this
 	// run (Err: why, as the go command said it); see MarkNotBuilt.
 	NotBuilt
+
+	// BendsOtherWay: the knee found bends the other way from the check's
+	// Bend (its slopes Before and After).
+	BendsOtherWay
 )

@@ -236,8 +236,15 @@ func predicateBody(c claim.CheckResult) string {
 		return fmt.Sprintf("%s %s %.3g (%s)", l, opText(p.Op), c.Threshold, originWords(p.Origin))
 	case "knee":
 		if p.Shape {
-			return fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, cubic, power law, two powers, exponential by ΔAICc ≥ %g) whose breakpoint interval lies inside [%g, %g] (claimed [%g, %g] ± one grid step)",
-				s.Unit, cellsLabel(s), p.Margin, c.BandLo, c.BandHi, p.Min, p.Max)
+			bend := ""
+			switch p.Bend {
+			case "up":
+				bend = ", bending up (steeper after it)"
+			case "down":
+				bend = ", bending down (flatter after it)"
+			}
+			return fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, cubic, power law, two powers, exponential by ΔAICc ≥ %g) whose breakpoint interval lies inside [%g, %g] (claimed [%g, %g] ± one grid step)%s",
+				s.Unit, cellsLabel(s), p.Margin, c.BandLo, c.BandHi, p.Min, p.Max, bend)
 		}
 	case "crossover":
 		if p.Shape {
@@ -441,10 +448,21 @@ func reasonBase(c claim.CheckResult) string {
 		return fmt.Sprintf("too few points differ significantly to rule a crossover in [%g, %g] out: need one sign on both sides of it", p.Min, p.Max)
 	case claim.NoCrossover:
 		return fmt.Sprintf("expected a crossover in [%g, %g]", p.Min, p.Max)
+	case claim.BendsOtherWay:
+		return fmt.Sprintf("expected %s to bend %s at its knee; the knee found at %.3g [%.3g, %.3g] bends %s (slope %.3g before it, %.3g after)",
+			label, p.Bend, c.Estimate, c.Lo, c.Hi, otherBend(p.Bend), w.Before, w.After)
 	case claim.NotBuilt:
 		return fmt.Sprintf("config %s could not be built (%s)", w.Cell, buildComplaint(w.Err))
 	}
 	return ""
+}
+
+// otherBend is the way opposite to bend.
+func otherBend(bend string) string {
+	if bend == "up" {
+		return "down"
+	}
+	return "up"
 }
 
 // joinSelectors joins the selectors that are not empty with commas.
