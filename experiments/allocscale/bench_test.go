@@ -201,7 +201,7 @@ func benchLog(b *testing.B, variant string, gpp, procs int) {
 // the correlation, one shareWindow for the lock shares.
 const (
 	windowPeriod = 100 * time.Millisecond // article E's windows (“时间窗口为 100ms 滑动采样”)
-	windowCount  = 16
+	windowCount  = 12
 	shareWindow  = 250 * time.Millisecond
 )
 

@@ -64,7 +64,7 @@
 // The CPU classes are updated by the runtime at the end of GC cycles, so a
 // run without a completed cycle reports no fractions.
 //
-// BenchmarkWindows runs the same requests for fixed windows: 16 windows
+// BenchmarkWindows runs the same requests for fixed windows: 12 windows
 // of 100 ms sampling runtime/metrics (the correlation between scavenger
 // time and blocked goroutines, at variant=plain, gpp=64, gomaxprocs=2),
 // and, at gpp=64 or 1024 and GOMAXPROCS 16 and up, one 250 ms window under a CPU
