@@ -15,3 +15,4 @@ func BenchmarkRoute(b *testing.B)   { b.Skip(oldToolchainSkip) }
 func BenchmarkContext(b *testing.B) { b.Skip(oldToolchainSkip) }
 func BenchmarkLog(b *testing.B)     { b.Skip(oldToolchainSkip) }
 func BenchmarkLeak(b *testing.B)    { b.Skip(oldToolchainSkip) }
+func BenchmarkParse(b *testing.B)   { b.Skip(oldToolchainSkip) }

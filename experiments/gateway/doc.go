@@ -1,5 +1,5 @@
 // Package gateway is the workload of the gateway experiment: article D's
-// API-gateway micro-claims (D3, D4, D5, D7, D8 of the built-in suite),
+// API-gateway micro-claims (D3–D8 of the built-in suite),
 // each measured by a benchmark of its own.
 //
 // # The benchmarks
@@ -12,6 +12,7 @@
 //	BenchmarkMap/sweep=<write %>/variant=<syncmap|cow|sharded|mutex>/gomaxprocs=<p>
 //	BenchmarkLog/sweep=0/variant=<bufio|ring>
 //	BenchmarkLeak/sweep=<requests in flight>/variant=<unbuffered|ctxcancel|bounded>
+//	BenchmarkParse/sweep=0/codec=<std|jsoniter|simdjson>
 //
 // Route matching (D3): [Routes] generates a seeded REST route table of up
 // to [MaxRoutes] (12,847) unique routes, static and parametrised, free of
@@ -47,6 +48,10 @@
 // a handler that hands an event to a slow consumer and counts the
 // goroutines left once the clients gave up; it then releases the handlers
 // and checks that the goroutine count is back where it started.
+//
+// JSON parsing (D6): BenchmarkParse (in the package's tests) reads a 1.2
+// KB order document into a struct with encoding/json, jsoniter and
+// simdjson-go, each checked against encoding/json's struct first.
 //
 // # Running it
 //
