@@ -124,6 +124,17 @@ func (w *chunkWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// arenaCopy copies doc into a and returns the copy with a string over the
+// same bytes, for gjson to read.
+func arenaCopy(a *arena.Arena, doc []byte) ([]byte, string) {
+	cp := arena.MakeSlice[byte](a, len(doc), len(doc))
+	copy(cp, doc)
+	if len(cp) == 0 {
+		return cp, ""
+	}
+	return cp, unsafe.String(&cp[0], len(cp))
+}
+
 // arenaPipe uses a fresh arena per document for everything Go lets it
 // hold: the document copy gjson reads, the boxed values and arrays of the
 // tree, and the output chunks, the first sized for an output as long as the
@@ -141,12 +152,7 @@ func (p *arenaPipe) Run(doc []byte, m *Meter, sink func([][]byte)) error {
 		return ErrInvalid
 	}
 	a := arena.NewArena()
-	cp := arena.MakeSlice[byte](a, len(doc), len(doc))
-	copy(cp, doc)
-	var s string
-	if len(cp) > 0 {
-		s = unsafe.String(&cp[0], len(cp))
-	}
+	cp, s := arenaCopy(a, doc)
 	r := gjson.Parse(s)
 	m.lap(Parse)
 	v := arenaBuilder{a}.build(r)
@@ -303,12 +309,8 @@ func (al arenaAlloc) node() *tnode { return arena.New[tnode](al.a) }
 func (al arenaAlloc) members(n, c int) []tmember { return arena.MakeSlice[tmember](al.a, n, c) }
 
 func (al arenaAlloc) str(s string) string {
-	if s == "" {
-		return ""
-	}
-	b := arena.MakeSlice[byte](al.a, len(s), len(s))
-	copy(b, s)
-	return unsafe.String(&b[0], len(b))
+	_, c := arenaCopy(al.a, unsafe.Slice(unsafe.StringData(s), len(s)))
+	return c
 }
 
 // arenaTreePipe is the article's parser with an arena (§2.4): a fresh
@@ -324,12 +326,7 @@ func (p *arenaTreePipe) Run(doc []byte, m *Meter, sink func([][]byte)) error {
 		return ErrInvalid
 	}
 	a := arena.NewArena()
-	cp := arena.MakeSlice[byte](a, len(doc), len(doc))
-	copy(cp, doc)
-	var s string
-	if len(cp) > 0 {
-		s = unsafe.String(&cp[0], len(cp))
-	}
+	_, s := arenaCopy(a, doc)
 	r := gjson.Parse(s)
 	m.lap(Parse)
 	t := buildTree(arenaAlloc{a}, r)
