@@ -112,7 +112,7 @@ func flatAfter(b *testing.B, doc any, n int) {
 			sink = out
 		}
 		per := float64(time.Since(t0).Nanoseconds()) / float64(n)
-		b.ReportMetric(per, m.name+"-ns/op") // nanoseconds: go test prints seconds this small with one digit
+		b.ReportMetric(per, m.name+"-ns/op") // stored tidied, as <name>-sec/op (see aliceAfter)
 		if nestedPer > 0 {
 			b.ReportMetric(per/nestedPer, m.name+"/nested")
 		}
@@ -157,7 +157,9 @@ func aliceAfter(b *testing.B, op string, n int) {
 	}
 	per := float64(time.Since(t0).Nanoseconds()) / float64(n)
 	runtime.ReadMemStats(&after)
-	b.ReportMetric(per, "alice-ns/op") // nanoseconds: go test prints seconds this small with one digit
+	// Reported in nanoseconds: go test prints seconds this small with one
+	// digit. perflab stores the unit tidied, as alice-sec/op.
+	b.ReportMetric(per, "alice-ns/op")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n), "alice-B/op")
 }
 
