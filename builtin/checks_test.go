@@ -287,7 +287,7 @@ func testPrecondition(t *testing.T, s *spec.Spec, cells []plan.Cell, c spec.Clai
 // checks whose failure means the run did not create the claim's
 // situation.
 func TestBuiltinPreconditions(t *testing.T) {
-	want := map[string]bool{"httpserve/D9": true}
+	want := map[string]bool{"gateway/D5": true, "poolreuse/C4": true, "poolreuse/C5": true, "allocscale/E6": true}
 	got := map[string]bool{}
 	for _, name := range Names() {
 		s, err := Spec(name)

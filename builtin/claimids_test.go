@@ -2,12 +2,15 @@ package builtin
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perflab/perflab/spec"
 )
 
 // claimsList is the list of published claims the built-in suite encodes:
@@ -116,6 +119,73 @@ func TestEveryClaimEncoded(t *testing.T) {
 	for id := range pendingClaims {
 		if !slices.Contains(ids, id) {
 			t.Errorf("pending claim %s is not in %s; remove it from pendingClaims", id, claimsList)
+		}
+	}
+}
+
+// auditRow is a row of docs/claims.md's table of the built-in suite:
+// "| claims | article line | situation | setting |".
+var auditRow = regexp.MustCompile(`(?m)^\| ([A-E][0-9][^|]*?) \| ([^|]*?) \| ([^|]*?) \| ([^|]*?) \|$`)
+
+// auditIDs expands a row's claim cell: "A1–A4", "E1, E2", "B6".
+func auditIDs(t *testing.T, cell string) []string {
+	var ids []string
+	for _, part := range strings.Split(cell, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "–")
+		if !isRange {
+			ids = append(ids, part)
+			continue
+		}
+		var a, b int
+		if _, err := fmt.Sscanf(lo[1:]+" "+hi[1:], "%d %d", &a, &b); err != nil || lo[0] != hi[0] {
+			t.Fatalf("docs/claims.md: cannot read the claims %q", part)
+		}
+		for i := a; i <= b; i++ {
+			ids = append(ids, fmt.Sprintf("%c%d", lo[0], i))
+		}
+	}
+	return ids
+}
+
+// TestAuditTable: docs/claims.md's table of the built-in suite has a row
+// for every claim of the claims list; a claim with a precondition names
+// its situation there, and a claim declared not testable says so.
+func TestAuditTable(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join("..", "docs", "claims.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, m := range auditRow.FindAllStringSubmatch(string(md), -1) {
+		for _, id := range auditIDs(t, m[1]) {
+			rows[id] = m[2:]
+		}
+	}
+	for _, name := range Names() {
+		s, err := Spec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Claims {
+			if strings.Contains(c.ID, ".") {
+				continue // refines a listed claim
+			}
+			row, ok := rows[c.ID]
+			if !ok {
+				t.Errorf("docs/claims.md: no row for %s (%s)", c.ID, name)
+				continue
+			}
+			situation := row[1]
+			pre := slices.ContainsFunc(c.Checks, func(ch spec.Check) bool { return ch.Precondition != "" })
+			switch {
+			case c.NotTestable != "" && !strings.HasPrefix(situation, "not testable"):
+				t.Errorf("docs/claims.md: %s is declared not testable, but its row says %q", c.ID, situation)
+			case pre && (situation == "—" || situation == ""):
+				t.Errorf("docs/claims.md: %s has a precondition, but its row names no situation", c.ID)
+			case !pre && c.NotTestable == "" && situation != "—":
+				t.Errorf("docs/claims.md: %s has no precondition, but its row names the situation %q", c.ID, situation)
+			}
 		}
 	}
 }

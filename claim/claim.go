@@ -206,8 +206,11 @@ type Predicate struct {
 	// crossover's sign change, tested per point (Paired, or unpaired;
 	// Correction across the points at Alpha), with Better the series
 	// better above it, whose crossing interval lies inside [Min, Max].
-	Shape      bool
-	Margin     float64
+	Shape  bool
+	Margin float64
+	// Bend is the way a knee check claims the series bends: "up", "down",
+	// or "" for either.
+	Bend       string
 	Min, Max   float64
 	Paired     bool
 	Correction string

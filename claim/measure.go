@@ -144,6 +144,9 @@ type Reason struct {
 	// could not download ("toolchain go1.22.12"), and Err the go
 	// command's reason.
 	Config, Fetch string
+	// Before and After are a knee's slopes on either side of its
+	// breakpoint (BendsOtherWay).
+	Before, After float64
 }
 
 // Why names why a check was not reproduced.
@@ -260,4 +263,12 @@ const (
 	// so the run has no samples of it. Set by package findings, which
 	// reads the stored config rows.
 	NotFetched
+
+	// NotBuilt: the check reads config Cell, which did not build in this
+	// run (Err: why, as the go command said it); see MarkNotBuilt.
+	NotBuilt
+
+	// BendsOtherWay: the knee found bends the other way from the check's
+	// Bend (its slopes Before and After).
+	BendsOtherWay
 )

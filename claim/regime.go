@@ -28,10 +28,13 @@ import (
 // breakpoint between two sampled values cannot be placed more finely.
 //
 // Verdicts:
-//   - reproduced: a knee whose breakpoint interval lies inside the window;
-//   - contradicted: a knee whose interval lies wholly outside the window,
-//     or smooth growth (no regime change), provided the window holds an
-//     interior point of the sweep, where a knee could be seen;
+//   - reproduced: a knee whose breakpoint interval lies inside the window
+//     (and, when the check states a Bend, that bends that way: steeper
+//     after it for "up", flatter for "down");
+//   - contradicted: a knee that bends the other way from the check's Bend,
+//     wherever it lies; a knee whose interval lies wholly outside the
+//     window, or smooth growth (no regime change), provided the window
+//     holds an interior point of the sweep, where a knee could be seen;
 //   - inconclusive: otherwise (a knee whose interval reaches beyond the
 //     window, undecided fits, a window beyond the sweep, cells with fewer
 //     than six samples);
@@ -52,7 +55,7 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 	}
 	lo, hi := gridWindow(xs, ch.Min, ch.Max)
 	cr.BandLo, cr.BandHi = lo, hi
-	cr.Predicate = Predicate{Shape: true, Margin: analysis.KneeMargin, Min: ch.Min, Max: ch.Max}
+	cr.Predicate = Predicate{Shape: true, Margin: analysis.KneeMargin, Min: ch.Min, Max: ch.Max, Bend: ch.Bend}
 	if len(xs) < 4 {
 		cr.Verdict, cr.Why = NotTestable, Reason{Why: FewPoints, N: len(xs)}
 		return cr
@@ -74,9 +77,12 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 			interior++
 		}
 	}
+	up := k.SlopeAfter > k.SlopeBefore
 	switch {
 	case few > 0:
 		cr.Verdict, cr.Why = Inconclusive, Reason{Why: FewSamplesAtPoints, N: few, Of: len(xs)}
+	case k.Found && ch.Bend != "" && up != (ch.Bend == "up"):
+		cr.Verdict, cr.Why = Contradicted, Reason{Why: BendsOtherWay, Before: k.SlopeBefore, After: k.SlopeAfter}
 	case k.Found && k.Lo >= lo && k.Hi <= hi:
 		cr.Verdict = Reproduced
 	case interior == 0:

@@ -67,12 +67,15 @@ func kneeCheck(a string, lo, hi float64) spec.Check {
 	return spec.Check{Kind: "knee", A: a, Axis: "depth", Min: lo, Max: hi}
 }
 
+func bend(c spec.Check, way string) spec.Check { c.Bend = way; return c }
+
 func TestKneeCheck(t *testing.T) {
 	xs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	rng := rand.New(rand.NewPCG(1, 1))
 	samples := genRounds("depth", xs, map[string]func(float64) float64{
 		"BenchmarkDepth/lib=bent":   hinge(6, 6),
 		"BenchmarkDepth/lib=smooth": func(x float64) float64 { return math.Pow(x, 1.5) },
+		"BenchmarkDepth/lib=levels": func(x float64) float64 { return 10 * hinge(6, 0.1)(x) },
 	}, 8, 0.03, rng)
 	samples = append(samples, genRounds("depth", xs, map[string]func(float64) float64{
 		"BenchmarkDepth/lib=flat": func(float64) float64 { return 100 },
@@ -93,6 +96,10 @@ func TestKneeCheck(t *testing.T) {
 		{"knee at the claim", kneeCheck("lib=bent", 6, 6), Reproduced, "knee at x=6", ""},
 		{"knee interval reaching beyond the window", kneeCheck("lib=bent", 7, 7), Inconclusive, "knee at x=6", "reaches beyond [6, 8]"},
 		{"knee elsewhere", kneeCheck("lib=bent", 9, 10), Contradicted, "knee at x=6", "lies elsewhere"},
+		{"bends up as claimed", bend(kneeCheck("lib=bent", 6, 6), "up"), Reproduced, "knee at x=6", ""},
+		{"bends down, claimed up", bend(kneeCheck("lib=levels", 6, 6), "up"), Contradicted, "knee at x=6", "bends down (slope"},
+		{"bends down as claimed", bend(kneeCheck("lib=levels", 6, 6), "down"), Inconclusive, "knee at x=6", "reaches beyond"},
+		{"bends up, claimed down elsewhere", bend(kneeCheck("lib=bent", 9, 10), "down"), Contradicted, "knee at x=6", "bends up"},
 		{"smooth growth", kneeCheck("lib=smooth", 6, 6), Contradicted, "smooth growth, exponent k=1.5", "grows smoothly"},
 		{"noise", kneeCheck("lib=flat", 6, 6), Inconclusive, "undecided", "neither a knee nor smooth growth"},
 		{"beyond the sweep", kneeCheck("lib=smooth", 14, 16), Inconclusive, "", "no interior point"},
@@ -111,7 +118,7 @@ func TestKneeCheck(t *testing.T) {
 			if got.Verdict == Reproduced && !(got.Lo <= got.Estimate && got.Estimate <= got.Hi && got.Lo >= got.BandLo && got.Hi <= got.BandHi) {
 				t.Errorf("reproduced, but the interval [%g, %g] is not inside the window [%g, %g]", got.Lo, got.Hi, got.BandLo, got.BandHi)
 			}
-			if got.Verdict == Contradicted && got.Lo <= got.BandHi && got.Hi >= got.BandLo {
+			if got.Verdict == Contradicted && got.Why.Why != BendsOtherWay && got.Lo <= got.BandHi && got.Hi >= got.BandLo {
 				t.Errorf("contradicted, but the interval [%g, %g] reaches the window [%g, %g]", got.Lo, got.Hi, got.BandLo, got.BandHi)
 			}
 		})

@@ -200,6 +200,7 @@ func Of(in Input) *Run {
 		f.Scaling = f.scaling()
 		f.Verdicts = claim.Evaluate(s.Claims, all, in.Opt, f.Profiles...)
 		markNotFetched(f.Verdicts, in.Configs)
+		claim.MarkNotBuilt(f.Verdicts, notBuilt(in.Configs))
 		f.CheckConfidence = claim.OneSided(in.Opt).Confidence
 	} else if in.SpecErr != nil {
 		f.Warnings = append(f.Warnings, "the run's spec could not be read ("+in.SpecErr.Error()+"), so no claims were judged")
@@ -276,6 +277,17 @@ func (f *Run) ConfigOrder(a, b string) int {
 		return c
 	}
 	return strings.Compare(a, b)
+}
+
+// notBuilt maps each config that did not build to its build error.
+func notBuilt(configs []store.Config) map[string]string {
+	m := map[string]string{}
+	for _, c := range configs {
+		if c.Error != "" {
+			m[c.Name] = c.Error
+		}
+	}
+	return m
 }
 
 func countCells(samples []*analysis.Sample) int {

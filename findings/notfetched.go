@@ -2,7 +2,6 @@ package findings
 
 import (
 	"github.com/perflab/perflab/claim"
-	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
 
@@ -27,27 +26,10 @@ func markNotFetched(results []claim.Result, configs []store.Config) {
 			if c.Verdict != claim.NotTestable {
 				continue
 			}
-			if name, ok := readsConfig(c.Subject, missing); ok {
+			if name, ok := claim.ReadsConfig(c.Subject, missing); ok {
 				nf := missing[name]
 				c.Why = claim.Reason{Why: claim.NotFetched, Config: name, Fetch: nf.What, Err: nf.Why}
 			}
 		}
 	}
-}
-
-// readsConfig returns the first config of missing that a selector of the
-// check names.
-func readsConfig(s claim.Subject, missing map[string]store.NotFetched) (string, bool) {
-	for _, sel := range []string{s.Where, s.Num, s.Den, s.A, s.B} {
-		pairs, err := spec.ParseSelector(sel)
-		if err != nil {
-			continue
-		}
-		for _, kv := range pairs {
-			if _, ok := missing[kv[1]]; ok && kv[0] == "config" {
-				return kv[1], true
-			}
-		}
-	}
-	return "", false
 }

@@ -20,7 +20,7 @@ func NewShare(hits, total int64, confidence float64) Share {
 	if total < 0 {
 		total = 0
 	}
-	hits = max(0, min(hits, total))
+	hits = clampHits(hits, total)
 	if !(confidence > 0 && confidence < 1) {
 		confidence = 0.95
 	}
@@ -43,7 +43,7 @@ func Wilson(hits, total int64, confidence float64) (lo, hi float64) {
 	if total <= 0 {
 		return 0, 1
 	}
-	hits = max(0, min(hits, total))
+	hits = clampHits(hits, total)
 	n := float64(total)
 	p := float64(hits) / n
 	z := math.Sqrt2 * math.Erfinv(confidence)
@@ -92,4 +92,17 @@ func (s Share) String() string {
 		return "no samples"
 	}
 	return fmt.Sprintf("%.3g [%.3g, %.3g] (%d/%d samples)", s.Value, s.Lo, s.Hi, s.Hits, s.Total)
+}
+
+// clampHits puts hits into [0, total]. It is not min and max, so that Go
+// 1.18 builds this package (allocscale's go1.18 config measures lock
+// shares with it).
+func clampHits(hits, total int64) int64 {
+	if hits > total {
+		hits = total
+	}
+	if hits < 0 {
+		hits = 0
+	}
+	return hits
 }

@@ -236,8 +236,15 @@ func predicateBody(c claim.CheckResult) string {
 		return fmt.Sprintf("%s %s %.3g (%s)", l, opText(p.Op), c.Threshold, originWords(p.Origin))
 	case "knee":
 		if p.Shape {
-			return fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, cubic, power law, two powers, exponential by ΔAICc ≥ %g) whose breakpoint interval lies inside [%g, %g] (claimed [%g, %g] ± one grid step)",
-				s.Unit, cellsLabel(s), p.Margin, c.BandLo, c.BandHi, p.Min, p.Max)
+			bend := ""
+			switch p.Bend {
+			case "up":
+				bend = ", bending up (steeper after it)"
+			case "down":
+				bend = ", bending down (flatter after it)"
+			}
+			return fmt.Sprintf("%s %s: a knee (hinge beats line, quadratic, cubic, power law, two powers, exponential by ΔAICc ≥ %g) whose breakpoint interval lies inside [%g, %g] (claimed [%g, %g] ± one grid step)%s",
+				s.Unit, cellsLabel(s), p.Margin, c.BandLo, c.BandHi, p.Min, p.Max, bend)
 		}
 	case "crossover":
 		if p.Shape {
@@ -443,8 +450,21 @@ func reasonBase(c claim.CheckResult) string {
 		return fmt.Sprintf("not testable here: config %s's %s could not be downloaded (%s)", w.Config, w.Fetch, w.Err)
 	case claim.NoCrossover:
 		return fmt.Sprintf("expected a crossover in [%g, %g]", p.Min, p.Max)
+	case claim.BendsOtherWay:
+		return fmt.Sprintf("expected %s to bend %s at its knee; the knee found at %.3g [%.3g, %.3g] bends %s (slope %.3g before it, %.3g after)",
+			label, p.Bend, c.Estimate, c.Lo, c.Hi, otherBend(p.Bend), w.Before, w.After)
+	case claim.NotBuilt:
+		return fmt.Sprintf("config %s could not be built (%s)", w.Cell, buildComplaint(w.Err))
 	}
 	return ""
+}
+
+// otherBend is the way opposite to bend.
+func otherBend(bend string) string {
+	if bend == "up" {
+		return "down"
+	}
+	return "up"
 }
 
 // joinSelectors joins the selectors that are not empty with commas.
@@ -456,4 +476,30 @@ func joinSelectors(sels ...string) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// maxComplaint bounds the build error a reason quotes.
+const maxComplaint = 300
+
+// buildComplaint is the part of a build error a reason quotes: its lines
+// without the go command's progress ("go: downloading …"), joined, cut
+// to maxComplaint bytes.
+func buildComplaint(err string) string {
+	var lines []string
+	for _, l := range strings.Split(err, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "go: downloading ") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	s := strings.Join(lines, "; ")
+	if len(s) > maxComplaint {
+		cut := maxComplaint
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }

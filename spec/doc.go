@@ -300,7 +300,9 @@
 // grows smoothly; otherwise inconclusive, as when the interval reaches
 // beyond the window, noise leaves both possible or no interior point of
 // the sweep lies in the window. It needs at least 7 points to weigh a
-// knee at all.
+// knee at all. bend = "up" claims the series grows faster after the knee
+// (a jump in cost), "down" that it flattens: a knee that bends the other
+// way contradicts the check wherever it lies.
 // Neither where nor a may select on axis:
 //
 //	[[claim.check]]

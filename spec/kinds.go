@@ -77,6 +77,11 @@ func (v *validator) kneeCheck(p, what string, ck *Check, where [][2]string) {
 	} else if !(ck.Min <= ck.Max) {
 		v.at(p+".min", "%s: min %v is greater than max %v", what, ck.Min, ck.Max)
 	}
+	switch ck.Bend {
+	case "", "up", "down":
+	default:
+		v.at(p+".bend", "%s: bend %q must be \"up\" (steeper after the knee) or \"down\" (flatter after it)", what, ck.Bend)
+	}
 }
 
 // notAxis reports a selector at path that picks one value of axis.

@@ -56,6 +56,8 @@ func TestKindsErrors(t *testing.T) {
 		{"kind_knee_not_numeric.toml", 28, `axis "lib" must be numeric for a knee`},
 		{"kind_knee_range.toml", 29, `min 7 is greater than max 5`},
 		{"kind_knee_no_max.toml", 25, `a knee check needs min and max`},
+		{"kind_knee_bend.toml", 31, `bend "sideways" must be "up" (steeper after the knee) or "down"`},
+		{"bend_on_ratio.toml", 30, `bend is for knee checks`},
 		{"kind_knee_foreign.toml", 29, `op is not a field of "knee" checks`},
 		{"kind_unknown.toml", 26, `unknown kind "slope"; use "ratio", "contrast", "crossover", "value", "knee", "profile" or "correlation"`},
 		{"kind_corr_no_unit.toml", 25, `a correlation check needs unit`},

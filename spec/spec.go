@@ -220,6 +220,10 @@ type Check struct {
 	// unit, or higher for a unit the spec declares better = "higher"
 	// (see HigherIsBetter). Required on crossover checks.
 	WinsAbove string `toml:"wins_above"`
+	// Bend, on a knee check, is the way the claimed knee bends: "up"
+	// (the series grows faster after it: a jump in cost) or "down" (it
+	// flattens); "" leaves the direction open.
+	Bend string `toml:"bend"`
 	// HigherIsBetter is the direction of Unit from the spec's [[unit]]
 	// declarations (and go test's MB/s), set by Parse: what "wins" means
 	// for WinsAbove.

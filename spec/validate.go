@@ -492,6 +492,9 @@ func (v *validator) check(p, what string, ck *Check) {
 	if ck.Kind != "crossover" && (ck.WinsAbove != "" || v.idx.has(p+".wins_above")) {
 		v.at(p+".wins_above", "%s: wins_above is for crossover checks; remove it", what)
 	}
+	if ck.Kind != "knee" && (ck.Bend != "" || v.idx.has(p+".bend")) {
+		v.at(p+".bend", "%s: bend is for knee checks; remove it", what)
+	}
 	switch ck.Kind {
 	case "ratio":
 		foreign(crossFields, "crossover")

@@ -162,6 +162,12 @@ func (b Build) key(ctx context.Context) (string, *cpuBuild, error) {
 	args := append([]string{"list", "-deps", "-test", "-json=" + listFields}, listFlags...)
 	args = append(args, pkg)
 	out, err = b.goOutput(ctx, args)
+	if err != nil && strings.Contains(err.Error(), "for -json: parse error") {
+		// A toolchain before Go 1.19 (a config's gotoolchain) takes no
+		// field list after -json: ask it for every field.
+		args[3] = "-json"
+		out, err = b.goOutput(ctx, args)
+	}
 	if err != nil {
 		return "", nil, fmt.Errorf("gotest: listing the sources of %s: %w", pkg, err)
 	}

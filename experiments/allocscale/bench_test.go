@@ -85,8 +85,27 @@ func (s *crcSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// u64 and atomicFlag are atomic.Uint64 and atomic.Bool, which Go 1.18 (the
+// go1.18 config) does not have. A u64 must be 64-bit aligned: a variable
+// of its own, or the first word of an allocated struct.
+type u64 struct{ v uint64 }
+
+func (c *u64) Add(d uint64) uint64 { return atomic.AddUint64(&c.v, d) }
+func (c *u64) Load() uint64        { return atomic.LoadUint64(&c.v) }
+
+type atomicFlag struct{ v uint32 }
+
+func (f *atomicFlag) Store(b bool) {
+	var v uint32
+	if b {
+		v = 1
+	}
+	atomic.StoreUint32(&f.v, v)
+}
+func (f *atomicFlag) Load() bool { return atomic.LoadUint32(&f.v) != 0 }
+
 // sinkTotal keeps the checksums reachable.
-var sinkTotal atomic.Uint64
+var sinkTotal u64
 
 // benchLog serves b.N requests from gpp goroutines per P at GOMAXPROCS
 // procs, each request logged by the variant.
@@ -109,7 +128,7 @@ func benchLog(b *testing.B, variant string, gpp, procs int) {
 	b.SetParallelism(gpp)
 
 	var (
-		next    atomic.Uint64
+		next    u64
 		mu      sync.Mutex
 		hist    Histogram
 		logErr  error
@@ -168,13 +187,21 @@ func benchLog(b *testing.B, variant string, gpp, procs int) {
 	if rssOK && peakOK && peak >= rss0 {
 		b.ReportMetric(float64(peak-rss0), "rss-growth-B")
 	}
+	// Under a memory limit (GOMEMLIMIT, debug.SetMemoryLimit), how close
+	// the process came to it: its peak RSS over the limit, a lower bound of
+	// the total the runtime counts against it. The runtime's scavenger
+	// works to keep that total below 95% of the limit, and the GC runs
+	// earlier as the heap nears it: above 0.9 the limit is at work.
+	if limit := MemoryLimit(); limit < math.MaxInt64 && limit > 0 && peakOK {
+		b.ReportMetric(float64(peak)/float64(limit), "peak-rss/limit")
+	}
 }
 
 // Windows of BenchmarkWindows: windowCount windows of windowPeriod for
 // the correlation, one shareWindow for the lock shares.
 const (
-	windowPeriod = 50 * time.Millisecond
-	windowCount  = 16
+	windowPeriod = 100 * time.Millisecond // article E's windows (“时间窗口为 100ms 滑动采样”)
+	windowCount  = 12
 	shareWindow  = 250 * time.Millisecond
 )
 
@@ -264,25 +291,33 @@ func benchWindows(b *testing.B, variant string, gpp, procs int) {
 		return
 	}
 	var total, lock, heap int64
+	var waited, elapsed float64
 	for i := 0; i < b.N; i++ {
+		s := NewSampler()
+		t0 := time.Now()
 		c, err := ProfileWindow(shareWindow, profileHz, func(stop <-chan struct{}) error { return serve(lg, gpp*procs, stop) })
 		if err != nil {
 			b.Fatalf("variant %s: %v", variant, err)
 		}
+		elapsed += time.Since(t0).Seconds()
+		waited += s.Sample().LockWaitSec
 		total, lock, heap = total+c.Total, lock+c.Lock, heap+c.HeapLock
 	}
 	b.ReportMetric(float64(total)/float64(b.N), "profile-samples")
 	b.ReportMetric(float64(heap)/float64(total), "heap-lock-share")
 	b.ReportMetric(float64(lock)/float64(total), "lock-share")
+	if LockWaitReported() {
+		b.ReportMetric(waited/(elapsed*float64(procs)), "lock-wait-share")
+	}
 }
 
 // serve logs requests from n goroutines, each yielding after every
 // request, until stop is closed, and returns the first error.
 func serve(lg Logger, n int, stop <-chan struct{}) error {
 	var (
-		next atomic.Uint64
+		next u64
 		wg   sync.WaitGroup
-		done atomic.Bool
+		done atomicFlag
 	)
 	errs := make(chan error, 1)
 	for g := 0; g < n; g++ {

@@ -54,6 +54,7 @@
 //	scav-cpu-frac       scavenger CPU / all CPU (/cpu/classes/scavenge/total)
 //	gc-pause-sec/cycle  stop-the-world GC pause per completed GC cycle
 //	rss-growth-B        peak RSS during the run above the RSS at its start (Linux: VmHWM after clearing it)
+//	peak-rss/limit      under a memory limit, the peak RSS over the limit (how close the process came to it)
 //
 // Each run starts from debug.FreeOSMemory: a collection that returns every
 // free page to the OS, so rss-growth-B is what this run's heap goal, stacks
@@ -63,13 +64,14 @@
 // The CPU classes are updated by the runtime at the end of GC cycles, so a
 // run without a completed cycle reports no fractions.
 //
-// BenchmarkWindows runs the same requests for fixed windows: 16 windows
-// of 50 ms sampling runtime/metrics (the correlation between scavenger
+// BenchmarkWindows runs the same requests for fixed windows: 12 windows
+// of 100 ms sampling runtime/metrics (the correlation between scavenger
 // time and blocked goroutines, at variant=plain, gpp=64, gomaxprocs=2),
 // and, at gpp=64 or 1024 and GOMAXPROCS 16 and up, one 250 ms window under a CPU
 // profile ([ProfileWindow]) whose runtime-lock shares it reports
-// (heap-lock-share, lock-share): one share per round, so the claims on
-// lock shares get intervals across rounds.
+// (heap-lock-share, lock-share), with the share of time goroutines spent
+// blocked on locks (lock-wait-share): one share per round, so the claims
+// on lock shares get intervals across rounds.
 //
 // # Profiles
 //
@@ -81,15 +83,21 @@
 //
 // # Older toolchains
 //
-// The package and its tests use nothing newer than Go 1.22 (no range over
-// integers, no testing.B.Loop), so that the go1.22 config can build it.
-// That toolchain refuses the module's go.mod, which asks for a newer Go;
-// the config builds with go122.mod instead (config field modfile, the go
-// command's -modfile flag), a module file with a go1.22 line and no
-// requirements: built by a toolchain older than Go 1.23, this package
-// and benchmetrics need only the standard library (the lock-share window,
-// which reads profiles with package profshare, builds from Go 1.23 on;
-// before, [ProfileWindow] returns an error).
+// The package and its tests use nothing newer than Go 1.18 (no min or max
+// builtins, no sync/atomic types, no range over integers, no
+// testing.B.Loop; debug.SetMemoryLimit only from Go 1.19, memlimit.go), so
+// that the go1.18 config can build it: the heap allocator before Go 1.19,
+// which article E blames. Older toolchains cannot: the package uses
+// generics, and go1.17 and before refuse a GOFLAGS that carries
+// -buildvcs. Those toolchains refuse the module's go.mod, which asks for
+// a newer Go; each old config builds with a module file of its own
+// (config field modfile, the go command's -modfile flag) with an older go
+// line: go120.mod and go121.mod require nothing, so their builds do without
+// the lock-share window (which reads profiles with package profshare and,
+// through it, github.com/google/pprof: [ProfileWindow] then returns an
+// error); go118.mod requires a pprof that Go 1.18 builds, and the go1.18
+// config sets the build tag profshare, so its build has the window too.
+// From Go 1.23 on the window is always built.
 //
 // # Running it
 //
@@ -97,5 +105,5 @@
 //
 //	go test -run '^$' -bench 'BenchmarkAlloc/variant=(plain|pooled)/gpp=64/' -cpu 1 ./experiments/allocscale/
 //	GOEXPERIMENT=arenas go test -run '^$' -bench 'BenchmarkAlloc/variant=arena/gpp=64/' -cpu 1 ./experiments/allocscale/
-//	cd experiments/allocscale && GOTOOLCHAIN=go1.22.12 go test -modfile=go122.mod -run '^$' -bench 'BenchmarkAlloc/variant=plain/gpp=64/' -cpu 1 .
+//	cd experiments/allocscale && GOTOOLCHAIN=go1.18.10 go test -modfile=go118.mod -tags profshare -run '^$' -bench 'BenchmarkAlloc/variant=plain/gpp=64/' -cpu 1 .
 package allocscale

@@ -13,6 +13,14 @@ const (
 	allGs       = "/sched/goroutines:goroutines"
 )
 
+// LockWaitReported says whether the runtime reports lock wait time
+// (runtime/metrics' /sync/mutex/wait/total:seconds, Go 1.20 and later).
+func LockWaitReported() bool {
+	s := []metrics.Sample{{Name: lockWait}}
+	metrics.Read(s)
+	return s[0].Value.Kind() != metrics.KindBad
+}
+
 // Window is what one sampling window saw.
 type Window struct {
 	ScavengeSec float64 // scavenger CPU time in the window
@@ -58,7 +66,7 @@ func (s *Sampler) Sample() Window {
 // benchmark reports one per round; perflab summarises them across rounds
 // (analysis.Options.CorrelationRounds). It is computed here, not by
 // package analysis: perflab embeds this package's sources but not
-// analysis's, and toolchains back to go1.20 build them (go120.mod).
+// analysis's, and toolchains back to go1.18 build them (go118.mod).
 func Pearson(x, y []float64) float64 {
 	n := len(x)
 	if len(y) < n {

@@ -1,3 +1,5 @@
+//go:build go1.24
+
 package gateway
 
 import (
@@ -9,9 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,41 +19,10 @@ import (
 	"github.com/perflab/perflab/driver/load"
 )
 
-// The spec's one axis, sweep, is what each benchmark varies: the route
-// count (BenchmarkRoute), the percentage of writes (BenchmarkMap) or the
-// requests in flight (BenchmarkLeak). BenchmarkContext and BenchmarkLog
-// vary nothing and run at sweep=0. A benchmark skips the values that
-// belong to another.
-var (
-	sweepValues  = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100, 300, 1000, 3000, MaxRoutes}
-	routeCounts  = []float64{100, 300, 1000, 3000, MaxRoutes}
-	writePcts    = []float64{0, 0.1, 0.2, 0.5, 1, 2, 5, 10, 25, 50, 100}
-	concurrences = []float64{100, 300, 1000}
-	procsValues  = []int{1, 2, 4, 8, 16, 32, 64}
-)
-
-// seed is the seed of every generated table and request mix.
-const seed = 1
-
-// sweep runs f for each sweep value that is in mine, and skips the others
-// with a message that names the benchmark's own values.
-func sweep(b *testing.B, mine []float64, what string, f func(b *testing.B, v float64)) {
-	for _, v := range sweepValues {
-		name := strconv.FormatFloat(v, 'f', -1, 64)
-		b.Run("sweep="+name, func(b *testing.B) {
-			if !slices.Contains(mine, v) {
-				b.Skipf("this benchmark sweeps %s over %v; sweep=%s is another benchmark's value", what, mine, name)
-			}
-			f(b, v)
-		})
-	}
-}
-
 // routeCell is a prepared BenchmarkRoute cell.
 type routeCell struct {
 	routes  []Route
-	lookups []Lookup
-	reqs    []*http.Request
+	mixes   map[string][]*http.Request // mix name → the requests it cycles through
 	routers map[string]Router
 	gate    map[string]error
 	setup   error
@@ -68,16 +37,33 @@ const (
 	hitPct      = 90
 )
 
+// routeMixes lists, per router variant, the lookup mixes it is timed on:
+// mix=all (Mix: static and parametrised routes in the table's proportion)
+// for the routers that serve every route, mix=static (StaticMix) for the
+// article's exact-path map, which serves static paths alone, and for the
+// trie it is compared with there.
+var routeMixes = map[string][]string{
+	"hashmap":  {"all"},
+	"trie":     {"all", "static"},
+	"servemux": {"all"},
+	"exact":    {"static"},
+}
+
+// routeVariants is the order of BenchmarkRoute's variants.
+var routeVariants = append(slices.Clone(Routers), "exact")
+
 func prepareRoutes(n int) *routeCell {
 	if c, ok := routeCells.Load(n); ok {
 		return c.(*routeCell)
 	}
-	c := &routeCell{routers: map[string]Router{}, gate: map[string]error{}}
+	c := &routeCell{mixes: map[string][]*http.Request{}, routers: map[string]Router{}, gate: map[string]error{}}
 	c.routes, c.setup = Routes(n, seed)
 	if c.setup == nil {
-		c.lookups = Mix(c.routes, lookupCount, hitPct, seed)
-		for _, l := range c.lookups {
-			c.reqs = append(c.reqs, NewRequest(l.Path))
+		all, static := Mix(c.routes, lookupCount, hitPct, seed), StaticMix(c.routes, lookupCount, hitPct, seed)
+		for name, ls := range map[string][]Lookup{"all": all, "static": static} {
+			for _, l := range ls {
+				c.mixes[name] = append(c.mixes[name], NewRequest(l.Path))
+			}
 		}
 		for _, name := range Routers {
 			r, err := NewRouter(name, c.routes)
@@ -86,8 +72,13 @@ func prepareRoutes(n int) *routeCell {
 				continue
 			}
 			c.routers[name] = r
-			c.gate[name] = Gate(r, c.routes, c.lookups, seed)
+			c.gate[name] = Gate(r, c.routes, all, seed)
+			if c.gate[name] == nil && slices.Contains(routeMixes[name], "static") {
+				c.gate[name] = GateLookups(r, c.routes, static)
+			}
 		}
+		c.routers["exact"] = NewExactRouter(c.routes)
+		c.gate["exact"] = GateLookups(c.routers["exact"], c.routes, static)
 	}
 	routeCells.Store(n, c)
 	return c
@@ -95,13 +86,17 @@ func prepareRoutes(n int) *routeCell {
 
 var sinkRoute int
 
-// BenchmarkRoute times one route lookup of a seeded mix (90% hits, static
-// and parametrised routes in the table's proportion, 10% misses) per op:
+// BenchmarkRoute times one route lookup of a seeded mix (90% hits, 10%
+// misses) per op:
 //
-//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux>
+//	BenchmarkRoute/sweep=<route count>/variant=<hashmap|trie|servemux|exact>/mix=<all|static>
 //
-// Each router first passes the gate: every route resolves to its handler
-// with the right parameters, every lookup of the mix as it should.
+// mix=all holds static and parametrised routes in the table's proportion;
+// mix=static static routes alone, the requests the article's exact-path
+// map (variant exact) can serve (routeMixes says which variant runs
+// which). Each router first passes the gate: every route it serves
+// resolves to its handler with the right parameters, every lookup of its
+// mixes as it should.
 func BenchmarkRoute(b *testing.B) {
 	sweep(b, routeCounts, "the route count", func(b *testing.B, v float64) {
 		n := int(v)
@@ -109,20 +104,25 @@ func BenchmarkRoute(b *testing.B) {
 		if c.setup != nil {
 			b.Fatal(c.setup)
 		}
-		for _, name := range Routers {
+		for _, name := range routeVariants {
 			b.Run("variant="+name, func(b *testing.B) {
 				if err := c.gate[name]; err != nil {
 					b.Fatalf("perflab: incorrect: %s with %d routes: %v", name, n, err)
 				}
 				r := c.routers[name]
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					h, _ := r.Match(c.reqs[i&(lookupCount-1)])
-					sinkRoute += h
-					i++
+				for _, mix := range routeMixes[name] {
+					reqs := c.mixes[mix]
+					b.Run("mix="+mix, func(b *testing.B) {
+						b.ReportAllocs()
+						i := 0
+						for b.Loop() {
+							h, _ := r.Match(reqs[i&(lookupCount-1)])
+							sinkRoute += h
+							i++
+						}
+						b.ReportMetric(1, "correct")
+					})
 				}
-				b.ReportMetric(1, "correct")
 			})
 		}
 	})
@@ -184,58 +184,6 @@ func BenchmarkContext(b *testing.B) {
 					b.ReportMetric(pause/cycles/1e9, "gc-pause-sec/cycle")
 				}
 			})
-		}
-	})
-}
-
-// BenchmarkMap times one operation on a concurrent map of MapKeys keys
-// from b.RunParallel at a GOMAXPROCS the benchmark sets (values above the
-// machine's cores skip themselves), keys drawn Zipf-distributed, writes at
-// the sweep's percentage:
-//
-//	BenchmarkMap/sweep=<write %>/variant=<syncmap|cow|sharded|mutex>/gomaxprocs=<p>
-func BenchmarkMap(b *testing.B) {
-	keys := Keys()
-	sweep(b, writePcts, "the percentage of writes", func(b *testing.B, pct float64) {
-		for _, name := range Maps {
-			b.Run("variant="+name, func(b *testing.B) {
-				for _, p := range procsValues {
-					b.Run("gomaxprocs="+strconv.Itoa(p), func(b *testing.B) {
-						if n := runtime.NumCPU(); p > n {
-							b.Skipf("gomaxprocs=%d needs %d cores; this machine has %d (runtime.NumCPU)", p, p, n)
-						}
-						benchMap(b, name, keys, pct, p)
-					})
-				}
-			})
-		}
-	})
-}
-
-func benchMap(b *testing.B, name string, keys []string, pct float64, procs int) {
-	m, err := NewMap(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i, k := range keys {
-		m.Store(k, i)
-	}
-	prev := runtime.GOMAXPROCS(procs)
-	defer runtime.GOMAXPROCS(prev)
-	var streams atomic.Uint64
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		ks := NewKeyStream(seed + streams.Add(1))
-		i := 0
-		for pb.Next() {
-			k, write := ks.Next(pct)
-			if write {
-				m.Store(keys[k], i)
-			} else if _, ok := m.Load(keys[k]); !ok {
-				panic("a stored key is missing")
-			}
-			i++
 		}
 	})
 }

@@ -42,3 +42,15 @@ func check(r Router, routes []Route, want Lookup) error {
 	}
 	return nil
 }
+
+// GateLookups checks a router on lookups alone: each must resolve as it
+// says. An ExactRouter, which serves static paths only, is checked this
+// way on a StaticMix.
+func GateLookups(r Router, routes []Route, lookups []Lookup) error {
+	for _, l := range lookups {
+		if err := check(r, routes, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,34 +15,44 @@ import (
 	"time"
 )
 
-// TestMapsAgreeWithPlainMap replays one seeded history of loads and
-// stores on every variant and on a plain map, comparing every answer.
+// TestMapsAgreeWithPlainMap replays one seeded history of loads, inserts
+// with evictions, stores of absent keys and loads of absent keys on every
+// variant and on a plain map, comparing every answer.
 func TestMapsAgreeWithPlainMap(t *testing.T) {
-	keys := Keys()
 	for _, name := range Maps {
 		m, err := NewMap(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref := map[string]int{}
+		ref := &mutexMap{m: map[string]int{}}
+		ks, kref := NewKeyStream(5, 0, 1), NewKeyStream(5, 0, 1)
+		ks.Fill(m)
+		kref.Fill(ref)
 		rng := rand.New(rand.NewPCG(3, 4))
-		ks := NewKeyStream(5)
 		for i := range 20000 {
-			k, write := ks.Next(30)
-			key := keys[k]
-			if rng.IntN(10) == 0 {
-				key = "absent:" + key
-			}
-			if write {
-				m.Store(key, i)
-				ref[key] = i
+			op, _ := ks.Next(30), kref.Next(30)
+			switch rng.IntN(10) {
+			case 0:
+				op = Op{Key: "absent:" + op.Key}
+			case 1:
+				k := fmt.Sprintf("other:%d", rng.IntN(50))
+				m.Store(k, i)
+				ref.Store(k, i)
 				continue
 			}
-			got, ok := m.Load(key)
-			want, wok := ref[key]
-			if got != want || ok != wok {
-				t.Fatalf("%s: step %d Load(%q) = %d, %v; a plain map says %d, %v", name, i, key, got, ok, want, wok)
+			if op.Write {
+				m.Insert(op.Key, op.Value, op.Evict)
+				ref.Insert(op.Key, op.Value, op.Evict)
+				continue
 			}
+			got, ok := m.Load(op.Key)
+			want, wok := ref.Load(op.Key)
+			if got != want || ok != wok {
+				t.Fatalf("%s: step %d Load(%q) = %d, %v; a plain map says %d, %v", name, i, op.Key, got, ok, want, wok)
+			}
+		}
+		if n := len(ref.m); n > MapKeys+50 {
+			t.Fatalf("%s: the map holds %d keys, more than the window's %d and 50 others", name, n, MapKeys)
 		}
 	}
 	if _, err := NewMap("nope"); err == nil {
@@ -76,23 +88,70 @@ func TestMapsConcurrent(t *testing.T) {
 	}
 }
 
+// TestKeyStreamSkewed: reads favour the newest keys, writes come at the
+// asked rate, every read finds its key, and the window keeps its size.
 func TestKeyStreamSkewed(t *testing.T) {
-	ks := NewKeyStream(1)
-	counts := make([]int, MapKeys)
-	writes := 0
+	ks := NewKeyStream(1, 0, 1)
+	m := &mutexMap{m: map[string]int{}}
+	ks.Fill(m)
+	newest, middle, writes := 0, 0, 0
 	for range 100000 {
-		k, w := ks.Next(10)
-		counts[k]++
-		if w {
+		op := ks.Next(10)
+		if op.Write {
 			writes++
+		} else {
+			switch ks.next - 1 - op.Value {
+			case 0:
+				newest++
+			case MapKeys / 2:
+				middle++
+			}
+		}
+		if !op.Apply(m) {
+			t.Fatalf("a read of %q missed: the stream read a key outside its window", op.Key)
 		}
 	}
-	if counts[0] < 10*counts[MapKeys/2]+1 {
-		t.Errorf("key 0 drawn %d times, key %d %d times: not skewed", counts[0], MapKeys/2, counts[MapKeys/2])
+	if newest < 10*middle+1 {
+		t.Errorf("the newest key read %d times, the key %d inserts older %d times: not skewed", newest, MapKeys/2, middle)
 	}
 	if writes < 9000 || writes > 11000 {
 		t.Errorf("%d writes of 100000 at 10%%", writes)
 	}
+	if len(m.m) != MapKeys {
+		t.Errorf("the map holds %d keys after inserts with evictions, want %d", len(m.m), MapKeys)
+	}
+}
+
+// TestDirtyPromotions: the untimed replay counts dirty-map promotions
+// where sync.Map has a dirty map and writes insert new keys, none where
+// nothing is inserted, and none for a map without a sync.Map.
+func TestDirtyPromotions(t *testing.T) {
+	inserts, note, ok, err := DirtyPromotions("syncmap", 50, 2, 5000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skipf("promotions are not counted on this Go: %s", note)
+	}
+	reads, _, _, err := DirtyPromotions("syncmap", 0, 2, 5000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, _, _, err := DirtyPromotions("mutex", 50, 2, 5000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none != 0 {
+		t.Errorf("a mutex map promoted %g dirty maps per op", none)
+	}
+	if hasDirty := !strings.Contains(note, "without a dirty map"); hasDirty {
+		if inserts <= 0 || reads != 0 {
+			t.Errorf("%s: %g promotions per op with 50%% inserts, %g with reads only; want some, and none", note, inserts, reads)
+		}
+	} else if inserts != 0 {
+		t.Errorf("%s: %g promotions per op", note, inserts)
+	}
+	t.Logf("%s: %.3g promotions per op at 50%% inserts", note, inserts)
 }
 
 // blockingWriter holds every Write until released; entered is closed
@@ -239,6 +298,11 @@ func TestLogServerLogsEveryRequest(t *testing.T) {
 	if !strings.Contains(out.String(), " GET /order/7 200 ") {
 		t.Errorf("no record of GET /order/7 in\n%s", out.String())
 	}
+	// At BenchmarkLog's 2,000 requests a second the records make the
+	// article's 1 MB/s log stream.
+	if per := out.Len() / 20; per < LogRecordSize-40 || per > LogRecordSize+40 {
+		t.Errorf("records of %d bytes, want about %d (1 MB/s at 2,000 req/s)", per, LogRecordSize)
+	}
 }
 
 // TestContextChain: both variants answer the same, and the pooled one
@@ -313,5 +377,31 @@ func TestLeakTrial(t *testing.T) {
 	}
 	if _, err := (LeakTrial{Sender: "nope"}).Run(context.Background()); err == nil {
 		t.Error("an unknown sender gave no error")
+	}
+}
+
+// TestDirtyPromotionsOnGo122: under the spec's go1.22 config, whose
+// sync.Map still has a dirty map, the replay counts its promotions
+// (TestDirtyPromotions run by that toolchain). It skips when the toolchain
+// cannot be had here (offline, without it in the module cache).
+func TestDirtyPromotionsOnGo122(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds this package with the go1.22 toolchain")
+	}
+	const toolchain = "go1.22.12"
+	cmd := exec.Command("go", "version")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+toolchain)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), toolchain) {
+		t.Skipf("%s is not available here: %v %s", toolchain, err, out)
+	}
+	cmd = exec.Command("go", "test", "-modfile=go122.mod", "-count=1", "-run", "^TestDirtyPromotions$", "-v", ".")
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+toolchain)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test under %s: %v\n%s", toolchain, err, out)
+	}
+	if !strings.Contains(string(out), "sync.Map keeps a dirty map") || strings.Contains(string(out), "SKIP") {
+		t.Errorf("under %s the replay did not count promotions:\n%s", toolchain, out)
 	}
 }

@@ -34,7 +34,7 @@ func NewLogWriter(name string, w io.Writer) (LogWriter, error) {
 	case "bufio":
 		return &BufioLog{w: bufio.NewWriter(w)}, nil
 	case "ring":
-		return NewRingLog(w, 4096, 256), nil
+		return NewRingLog(w, 4096, LogRecordSize+128), nil
 	}
 	return nil, fmt.Errorf("unknown log writer %q: pick one of %s", name, strings.Join(LogWriters, ", "))
 }

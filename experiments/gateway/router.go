@@ -34,6 +34,30 @@ func NewRouter(name string, routes []Route) (Router, error) {
 	return nil, fmt.Errorf("unknown router %q: pick one of %s", name, strings.Join(Routers, ", "))
 }
 
+// ExactRouter is article D's “哈希映射(精确路径)”: one map of the table's
+// static paths, and nothing else; a path no static route has, a
+// parametrised route's included, is a 404. It serves StaticMix, not Mix.
+type ExactRouter struct{ static map[string]int }
+
+// NewExactRouter builds an ExactRouter over the static routes of routes.
+func NewExactRouter(routes []Route) *ExactRouter {
+	e := &ExactRouter{static: map[string]int{}}
+	for i, r := range routes {
+		if r.Static() {
+			e.static[r.Pattern] = i
+		}
+	}
+	return e
+}
+
+// Match looks the path up in the map.
+func (e *ExactRouter) Match(r *http.Request) (int, []Param) {
+	if i, ok := e.static[r.URL.Path]; ok {
+		return i, nil
+	}
+	return -1, nil
+}
+
 // NewRequest returns a GET request for path, as a server would hand it to
 // a handler.
 func NewRequest(path string) *http.Request {

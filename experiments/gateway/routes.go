@@ -174,10 +174,32 @@ func Instantiate(r Route, rng *rand.Rand) (string, []Param) {
 // route has at that position (the version, a resource or an action: a
 // position no route holds a parameter at), so no route can match.
 func Mix(routes []Route, count, hitPct int, seed uint64) []Lookup {
+	all := make([]int, len(routes))
+	for i := range all {
+		all[i] = i
+	}
+	return mix(routes, all, count, hitPct, seed)
+}
+
+// StaticMix is Mix over the static routes alone: the requests an
+// exact-path map can serve, its hits static paths and its misses made
+// from them.
+func StaticMix(routes []Route, count, hitPct int, seed uint64) []Lookup {
+	var static []int
+	for i, r := range routes {
+		if r.Static() {
+			static = append(static, i)
+		}
+	}
+	return mix(routes, static, count, hitPct, seed)
+}
+
+// mix draws count lookups, hits and misses, from the routes of pick.
+func mix(routes []Route, pick []int, count, hitPct int, seed uint64) []Lookup {
 	rng := rand.New(rand.NewPCG(seed, 0x51ed2701))
 	out := make([]Lookup, count)
 	for i := range out {
-		ri := rng.IntN(len(routes))
+		ri := pick[rng.IntN(len(pick))]
 		path, ps := Instantiate(routes[ri], rng)
 		if rng.IntN(100) < hitPct {
 			out[i] = Lookup{Path: path, Route: ri, Params: ps}

@@ -92,6 +92,26 @@ func TestRouters(t *testing.T) {
 	}
 }
 
+// TestExactRouter: the exact-path map resolves every lookup of a static
+// mix (static hits, misses) and serves no parametrised route, which the
+// full gate therefore catches.
+func TestExactRouter(t *testing.T) {
+	routes, _ := Routes(MaxRoutes, 1)
+	static := StaticMix(routes, 5000, 90, 3)
+	for _, l := range static {
+		if l.Route >= 0 && !routes[l.Route].Static() {
+			t.Fatalf("StaticMix drew %s, a parametrised route", routes[l.Route].Pattern)
+		}
+	}
+	e := NewExactRouter(routes)
+	if err := GateLookups(e, routes, static); err != nil {
+		t.Errorf("exact on its static mix: %v", err)
+	}
+	if err := Gate(e, routes, nil, 1); err == nil {
+		t.Error("exact passed the full gate without serving parametrised routes")
+	}
+}
+
 // TestGateCatchesWrongRouter: the gate reports a router that returns the
 // wrong route or wrong parameters.
 func TestGateCatchesWrongRouter(t *testing.T) {

@@ -349,3 +349,50 @@ func TestFirstDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatMarshaler: the reflection-free marshaler writes encoding/json's
+// bytes for the flattened document of every depth and fan-out, and for
+// strings and floats that need escaping or exponents; it refuses a type
+// with a field it does not write.
+func TestFlatMarshaler(t *testing.T) {
+	for depth := 1; depth <= MaxDepth; depth++ {
+		for fanout := 1; fanout <= MaxFanout; fanout++ {
+			doc, err := New(depth, fanout, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flat, _, err := Flatten(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := NewFlatMarshaler(flat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Check(flat); err != nil {
+				t.Errorf("depth %d fan-out %d: %v", depth, fanout, err)
+			}
+		}
+	}
+	n := int64(-7)
+	odd := &struct {
+		S  string   `json:"s"`
+		F  float64  `json:"f"`
+		G  float64  `json:"g"`
+		P  *int64   `json:"p"`
+		Q  *int64   `json:"q"`
+		T  []string `json:"t"`
+		U  []string `json:"u"`
+		OK bool     `json:"ok"`
+	}{S: "a\"b\\c\n\t<&>\x01\u2028é\xff", F: 1e-9, G: 1e21, P: &n, T: []string{"x", "<y>"}}
+	m, err := NewFlatMarshaler(odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Check(odd); err != nil {
+		t.Error(err)
+	}
+	if _, err := NewFlatMarshaler(&struct{ M map[string]int }{}); err == nil {
+		t.Error("accepted a map field")
+	}
+}

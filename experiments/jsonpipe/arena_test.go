@@ -104,3 +104,30 @@ func TestChunkWriter(t *testing.T) {
 		t.Errorf("output of %d bytes for a %d-byte document", total, len(d.JSON))
 	}
 }
+
+// TestArenaTreeBuildAllocs: the arena tree's build stage takes every
+// node, key and value from the arena, so the heap sees no allocation in
+// it, while the heap tree's build stage allocates for each of them.
+func TestArenaTreeBuildAllocs(t *testing.T) {
+	d, err := Generate(Seed, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(p Pipeline) uint64 {
+		m := Meter{CountAllocs: true}
+		var most uint64
+		for range 5 {
+			if err := p.Run(d.JSON, &m, nil); err != nil {
+				t.Fatal(err)
+			}
+			most = max(most, m.Allocs[Build])
+		}
+		return most
+	}
+	if n := count(new(arenaTreePipe)); n != 0 {
+		t.Errorf("arenatree's build stage made %d heap allocations, want 0", n)
+	}
+	if n := count(new(treePipe)); n < 10 {
+		t.Errorf("tree's build stage made %d heap allocations; a 1 KiB document has more nodes than that", n)
+	}
+}

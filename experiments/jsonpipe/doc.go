@@ -37,6 +37,14 @@
 //     JSON form. This is what to do when the tree is not needed; its
 //     output is the same JSON value, in document key order and with the
 //     document's own escaping.
+//   - tree: article A's parser (§2.4, whose allocations are “key string”,
+//     “value” and “object node”): the build stage walks the gjson result
+//     into a tree of nodes, each key and string value (and each number's
+//     text) copied out of the document; the output is written from the
+//     tree. Everything is on the heap.
+//   - arenatree (GOEXPERIMENT=arenas): tree with the document copy and
+//     every node, member slice, key and value in a fresh arena per
+//     document, freed after the output is written.
 //   - arena (GOEXPERIMENT=arenas): a fresh arena.Arena per document holds
 //     everything Go lets an arena hold: the document copy gjson reads, the
 //     boxed numbers, strings and slice headers of the tree (the interface
@@ -49,7 +57,8 @@
 //     metrics say where the buffers went.
 //   - arenamap (GOEXPERIMENT=arenas): the article's own code — the root map
 //     is created with arena.New[map[string]any] and make, everything else
-//     as in heap. Its probe (A5) reports map-slot-in-arena (the map
+//     as in heap; the arena is made in the parse stage, so the build
+//     stage times the conversion alone. Its probe (A5) reports map-slot-in-arena (the map
 //     variable arena.New returned), map-header-in-arena and
 //     map-buckets-in-arena (the map make created and its storage), each 1
 //     when the memory lies in an arena chunk. A pointer is in an arena chunk
@@ -83,7 +92,7 @@
 //
 // # The benchmark
 //
-//	BenchmarkPipeline/kib=<1|10|64|1024|5120>/variant=<heap|pooled|direct|arena|arenamap|jsonv2>
+//	BenchmarkPipeline/kib=<1|10|64|1024|5120>/variant=<heap|pooled|direct|tree|arena|arenamap|arenatree|jsonv2>
 //
 // runs one document through the pipeline per iteration and reports, besides
 // sec/op, B/op and allocs/op:

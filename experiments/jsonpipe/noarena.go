@@ -8,5 +8,6 @@ func arenaVariants() []Variant {
 	return []Variant{
 		{Name: "arena", Stages: pooledStages, NotApplicable: needsArenas},
 		{Name: "arenamap", Stages: pooledStages, NotApplicable: needsArenas},
+		{Name: "arenatree", Stages: pooledStages, NotApplicable: needsArenas},
 	}
 }

@@ -142,6 +142,7 @@ func Variants() []Variant {
 		{Name: "heap", Stages: mapStages, New: func() Pipeline { return new(heapPipe) }},
 		{Name: "pooled", Stages: pooledStages, New: func() Pipeline { return new(pooledPipe) }},
 		{Name: "direct", Stages: directStages, New: func() Pipeline { return new(directPipe) }},
+		{Name: "tree", Stages: mapStages, New: func() Pipeline { return new(treePipe) }},
 	}
 	vs = append(vs, arenaVariants()...)
 	return append(vs, jsonv2Variant())

@@ -36,7 +36,7 @@ func TestVariantsListed(t *testing.T) {
 			t.Errorf("variant %s: stages %v lack parse or marshal", v.Name, v.Stages)
 		}
 	}
-	want := []string{"heap", "pooled", "direct", "arena", "arenamap", "jsonv2"}
+	want := []string{"heap", "pooled", "direct", "tree", "arena", "arenamap", "arenatree", "jsonv2"}
 	if !slices.Equal(names, want) {
 		t.Errorf("variants %v, want %v (the spec's variant axis)", names, want)
 	}

@@ -30,12 +30,25 @@ func keep(v any) {
 	sink.mu.Unlock()
 }
 
+// pressureBytes is the garbage each operation of mode=pressure also
+// allocates, as the rest of a request would, so that the GC runs while
+// the pool serves.
+const pressureBytes = 1024
+
+// pressureCells says whether mode=pressure runs a cell: the serial
+// workload at full reuse for sync.Pool and the free list (article C's
+// contrast of a pool whose Get “may trigger GC” with one of constant O(1)
+// latency), 64-byte objects; every other cell of the mode skips itself.
+func pressureCells(size int, variant string, reuse int) bool {
+	return size == 64 && reuse == 100 && (variant == "syncpool" || variant == "freelist")
+}
+
 func BenchmarkPool(b *testing.B) {
-	for _, mode := range []string{"serial", "parallel"} {
+	for _, mode := range []string{"serial", "parallel", "pressure"} {
 		b.Run("mode="+mode, func(b *testing.B) {
-			b.Run("size=64", func(b *testing.B) { benchSize[[64]byte](b, mode) })
-			b.Run("size=1024", func(b *testing.B) { benchSize[[1024]byte](b, mode) })
-			b.Run("size=8192", func(b *testing.B) { benchSize[[8192]byte](b, mode) })
+			b.Run("size=64", func(b *testing.B) { benchSize[[64]byte](b, mode, 64) })
+			b.Run("size=1024", func(b *testing.B) { benchSize[[1024]byte](b, mode, 1024) })
+			b.Run("size=8192", func(b *testing.B) { benchSize[[8192]byte](b, mode, 8192) })
 		})
 	}
 }
@@ -56,15 +69,20 @@ func variants[T object]() []struct {
 	}
 }
 
-func benchSize[T object](b *testing.B, mode string) {
+func benchSize[T object](b *testing.B, mode string, size int) {
 	for _, v := range variants[T]() {
 		b.Run("variant="+v.name, func(b *testing.B) {
 			for reuse := 0; reuse <= 100; reuse += 5 {
 				b.Run("reuse="+strconv.Itoa(reuse), func(b *testing.B) {
-					if mode == "parallel" {
+					switch {
+					case mode == "parallel":
 						benchParallel(b, v.new(), reuse)
-					} else {
-						benchSerial(b, v.new(), reuse)
+					case mode == "serial":
+						benchSerial(b, v.new(), reuse, 0)
+					case pressureCells(size, v.name, reuse):
+						benchSerial(b, v.new(), reuse, pressureBytes)
+					default:
+						b.Skip("mode=pressure runs sync.Pool and the free list alone, at size=64 and reuse=100")
 					}
 				})
 			}
@@ -79,12 +97,20 @@ func use[T object](p *T) {
 	}
 }
 
-// benchSerial runs the workload in one goroutine against a fresh pool.
-func benchSerial[T object](b *testing.B, pool Pool[T], reuse int) {
+// garbage keeps the last pressure allocation reachable, so the compiler
+// must place each on the heap.
+var garbage []byte
+
+// benchSerial runs the workload in one goroutine against a fresh pool;
+// with extra > 0 each operation also allocates extra bytes of garbage.
+func benchSerial[T object](b *testing.B, pool Pool[T], reuse, extra int) {
 	var acc, hits, gets int64
 	var dropped *T
 	defer benchmetrics.Measure(b)()
 	for b.Loop() {
+		if extra > 0 {
+			garbage = make([]byte, extra)
+		}
 		p, recycled := pool.Get()
 		gets++
 		if recycled {

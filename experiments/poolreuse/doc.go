@@ -22,10 +22,14 @@
 // decision is a Bresenham accumulator, so reuse=25 puts exactly every
 // fourth object. Sub-benchmarks are nested as
 //
-//	BenchmarkPool/mode=<serial|parallel>/size=<64|1024|8192>/variant=<plain|syncpool|tiered|freelist>/reuse=<0|5|…|100>
+//	BenchmarkPool/mode=<serial|parallel|pressure>/size=<64|1024|8192>/variant=<plain|syncpool|tiered|freelist>/reuse=<0|5|…|100>
 //
-// where mode=serial is one goroutine and mode=parallel uses
-// testing.B.RunParallel (one accumulator per goroutine), size is the object
+// where mode=serial is one goroutine, mode=parallel uses
+// testing.B.RunParallel (one accumulator per goroutine), and mode=pressure
+// is the serial workload with 1 KiB of garbage allocated per operation, as
+// the rest of a request would, so that the GC runs while the pool serves
+// (it runs sync.Pool and the free list at size=64 and reuse=100 alone; its
+// other cells skip themselves); size is the object
 // size in bytes, and reuse is the percentage of objects put back. Every
 // variant runs at every reuse value, plain included (it ignores the rate),
 // so each variant is a full series along reuse. Each run starts from a fresh,
@@ -42,6 +46,6 @@
 //	go test -run '^$' -bench 'BenchmarkPool/mode=serial/size=64/' -benchmem ./experiments/poolreuse/
 //	go test -run '^$' -bench 'BenchmarkPool/mode=parallel/' -cpu 1,2,4 -benchmem ./experiments/poolreuse/
 //
-// -cpu sweeps GOMAXPROCS for mode=parallel. The full matrix is 504
+// -cpu sweeps GOMAXPROCS for mode=parallel. The full matrix is 756
 // benchmarks; select a slice with -bench as above.
 package poolreuse
