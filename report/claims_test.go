@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,9 +131,15 @@ func TestClaimsRunCoversEveryVerdict(t *testing.T) {
 	seq.Opt.Anytime, seq.Opt.PerLayout, seq.RoundsDone = true, 3, 44
 	seqRun := *f.Run
 	seqRun.RoundsPlanned = 8
+	seqRun.Plan.Layout = &store.Layout{PerLayout: 3}
 	seq.Run = &seqRun
 	if m := header(&seq); !strings.Contains(m, "44 rounds stored (an initial pass of 8, then rounds of the undecided cells) · link layouts: a fresh random one every 3 rounds") {
 		t.Errorf("sequential header %q: want the rounds stored beside the initial pass, and the layouts", m)
+	}
+	seqRun.Plan.Layout = &store.Layout{PerLayout: 3, Phases: []store.LayoutPhase{{From: 1, Per: 3}, {From: 25, Per: 1}}}
+	seq.Env = append(slices.Clone(seq.Env), store.KV{Key: "layout-fixed-new", Value: "its toolchain's linker has no -randlayout (go1.22 and older)"})
+	if m := header(&seq); !strings.Contains(m, "a fresh random one every 3 rounds in rounds 1–24, then every round (config new kept one fixed layout: its toolchain's linker has no -randlayout (go1.22 and older))") {
+		t.Errorf("sequential header %q: want the layouts' phases and the config that kept one layout", m)
 	}
 	once := *f
 	once.FollowUp = findings.FollowUp{}
