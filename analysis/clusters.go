@@ -28,7 +28,7 @@ func (o Options) ClusterMedians(byRound map[int]float64) []float64 {
 	for i, r := range rounds {
 		v[i] = byRound[r]
 	}
-	if !o.clustered() {
+	if !o.Clustered() {
 		return finiteValues(v)
 	}
 	return o.clusters(rounds, v)

@@ -50,7 +50,7 @@ func (o Options) CorrelationRounds(rs []float64) Correlation {
 // is CorrelationRounds(s.Values).
 func (o Options) CorrelationOf(s *Sample) Correlation {
 	byRound := s.ByRound()
-	if byRound == nil || !o.clustered() {
+	if byRound == nil || !o.Clustered() {
 		return o.CorrelationRounds(s.Values)
 	}
 	z := map[int]float64{}

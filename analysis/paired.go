@@ -86,7 +86,7 @@ func (o Options) LogRatios(num, den map[int]float64) []float64 {
 // cluster's log-ratios, in the order of the clusters' first rounds);
 // otherwise it returns d.
 func (o Options) clusters(rounds []int, d []float64) []float64 {
-	if !o.clustered() {
+	if !o.Clustered() {
 		return d
 	}
 	groups := o.Clusters(rounds)
@@ -116,7 +116,7 @@ func (o Options) Clusters(rounds []int) [][]int {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return rounds[a] - rounds[b] })
-	if !o.clustered() {
+	if !o.Clustered() {
 		out := make([][]int, len(order))
 		for i, j := range order {
 			out[i] = []int{j}
@@ -175,7 +175,7 @@ const LayoutMoves = 0.05
 // LayoutSpread estimates [LayoutSpread] for num against den; ok is false
 // without at least three clusters of two rounds or more.
 func (o Options) LayoutSpread(num, den map[int]float64) (LayoutSpread, bool) {
-	if !o.clustered() {
+	if !o.Clustered() {
 		return LayoutSpread{}, false
 	}
 	rounds, d := roundLogRatios(num, den)
@@ -336,8 +336,9 @@ func fQuantile(p, d1, d2 float64) float64 {
 	return lo/2 + hi/2
 }
 
-// clustered reports whether rounds form clusters under o.
-func (o Options) clustered() bool { return o.ClusterOf != nil || o.PerLayout > 1 }
+// Clustered reports whether rounds form clusters under o: paired
+// statistics then count clusters, not rounds.
+func (o Options) Clustered() bool { return o.ClusterOf != nil || o.PerLayout > 1 }
 
 // clusterOf is round's cluster under o.
 func (o Options) clusterOf(round int) int {

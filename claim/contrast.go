@@ -33,12 +33,12 @@ func contrast(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) C
 	}
 	cr.Estimate, cr.Sequence = r.Ratio, opt.Anytime
 	if !r.HasInterval() {
-		cr.Measure = Measure{How: PairedTooFew, N: r.N}
+		cr.Measure = Measure{How: PairedTooFew, N: r.N, Clustered: opt.Clustered()}
 		cr.Verdict, cr.Why = Inconclusive, Reason{Why: TooFewRounds, N: r.N, Conf: opt.Confidence, IntervalName: opt.PairedIntervalName()}
 		return cr
 	}
 	cr.Lo, cr.Hi = r.Lo, r.Hi
-	cr.Measure = Measure{How: PairedRounds, N: r.N, Conf: r.Conf, IntervalName: opt.PairedIntervalName()}
+	cr.Measure = Measure{How: PairedRounds, N: r.N, Clustered: opt.Clustered(), Conf: r.Conf, IntervalName: opt.PairedIntervalName()}
 	cr.Verdict, cr.Why = th.judge(r.Lo, r.Hi)
 	return cr
 }

@@ -32,7 +32,7 @@ func correlationThreshold(ch spec.Check) threshold {
 // correlation judges a check of kind "correlation": the cell num reports,
 // in unit, one Pearson coefficient per round, computed by the benchmark
 // over the time series it sampled during that round. The coefficients are
-// summarised over rounds on Fisher's z scale (analysis.CorrelationRounds)
+// summarised over rounds (clusters first) on Fisher's z scale (analysis.CorrelationOf)
 // and the interval is compared with the threshold.
 func correlation(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := ch.Unit
@@ -43,7 +43,7 @@ func correlation(ch spec.Check, samples []*analysis.Sample, opt analysis.Options
 		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoCoefficientCell, Err: err.Error()}
 		return cr
 	}
-	c := opt.CorrelationRounds(s.Values)
+	c := opt.CorrelationOf(s)
 	if c.N == 0 {
 		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoCoefficient}
 		return cr

@@ -13,6 +13,9 @@ type Measure struct {
 	// (CellMedian, CellMedianOnly; the numerator's in MediansOnly, Of the
 	// denominator's), or the points of a knee's series.
 	N, Of int
+	// Clustered says N counts clusters of rounds (layouts, machines;
+	// analysis.Options.Clustered), each one observation, not rounds.
+	Clustered bool
 	// Conf is the confidence of the interval; IntervalName names a
 	// paired interval (analysis.Options.PairedIntervalName), P is a
 	// paired ratio's p-value.

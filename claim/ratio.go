@@ -46,10 +46,10 @@ func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Chec
 		cr.Estimate, cr.Lo, cr.Hi = r.Ratio, r.Lo, r.Hi
 		cr.Sequence = opt.Anytime
 		if !r.HasInterval() {
-			cr.Measure = Measure{How: PairedTooFew, N: r.N}
+			cr.Measure = Measure{How: PairedTooFew, N: r.N, Clustered: opt.Clustered()}
 			return fail(Inconclusive, Reason{Why: TooFewRounds, N: r.N, Conf: opt.Confidence, IntervalName: opt.PairedIntervalName()})
 		}
-		cr.Measure = Measure{How: PairedRounds, N: r.N, Conf: r.Conf, IntervalName: opt.PairedIntervalName(), P: r.P}
+		cr.Measure = Measure{How: PairedRounds, N: r.N, Clustered: opt.Clustered(), Conf: r.Conf, IntervalName: opt.PairedIntervalName(), P: r.P}
 	case a != nil && b != nil && allPositive(den.Values):
 		// A zero in num has no log: the per-round ratios themselves,
 		// one value a cluster.

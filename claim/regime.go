@@ -60,7 +60,7 @@ func knee(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Check
 		cr.Verdict, cr.Why = NotTestable, Reason{Why: FewPoints, N: len(xs)}
 		return cr
 	}
-	k := analysis.FitKnee(xs, cells, analysis.KneeOptions{LogX: analysis.SpansDecades(xs), Confidence: opt.Confidence})
+	k := analysis.FitKnee(xs, cells, analysis.KneeOptions{LogX: analysis.SpansDecades(xs), Confidence: opt.Confidence, Rounds: opt})
 	cr.Measure = Measure{How: KneeFit, Note: k.Note, From: xs[0], To: xs[len(xs)-1], N: len(xs)}
 	if k.Found {
 		cr.Estimate, cr.Lo, cr.Hi = k.X, k.Lo, k.Hi
@@ -166,7 +166,7 @@ func crossover(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) 
 		cr.Verdict, cr.Why = NotTestable, Reason{Why: NoSeries}
 		return cr
 	}
-	cr.Measure = Measure{From: an.Points[0].X, To: an.Points[len(an.Points)-1].X, Points: len(an.Points), Paired: an.Paired, N: roundsAlong(an), Correction: an.Correction}
+	cr.Measure = Measure{From: an.Points[0].X, To: an.Points[len(an.Points)-1].X, Points: len(an.Points), Paired: an.Paired, N: roundsAlong(an), Clustered: opt.Clustered(), Correction: an.Correction}
 	if len(an.Crossovers) == 0 {
 		return noCrossover(cr, an, ch)
 	}

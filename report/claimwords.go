@@ -265,9 +265,18 @@ func testName(paired bool) string {
 // pairing says how a crossover's points were compared.
 func pairing(m claim.Measure) string {
 	if m.Paired {
-		return fmt.Sprintf("paired over %d rounds, %s-corrected", m.N, m.Correction)
+		return fmt.Sprintf("paired over %s, %s-corrected", pairedOver(m), m.Correction)
 	}
 	return fmt.Sprintf("unpaired (no rounds), %s-corrected", m.Correction)
+}
+
+// pairedOver is what a paired measure rests on: "12 rounds", or "6 layout
+// clusters" when rounds that shared a layout (or a machine) count as one.
+func pairedOver(m claim.Measure) string {
+	if m.Clustered {
+		return fmt.Sprintf("%d layout clusters", m.N)
+	}
+	return fmt.Sprintf("%d rounds", m.N)
 }
 
 // pointWords is the ratio A/B at one point of a crossover, with its
@@ -294,12 +303,12 @@ func measuredBase(c claim.CheckResult) string {
 	}
 	switch m.How {
 	case claim.PairedTooFew:
-		return fmt.Sprintf("%s %s = %.3g (paired over %d rounds)", u, label, c.Estimate, m.N)
+		return fmt.Sprintf("%s %s = %.3g (paired over %s)", u, label, c.Estimate, pairedOver(m))
 	case claim.PairedRounds:
 		if s.Kind == "contrast" {
-			return interval(fmt.Sprintf("paired over %d rounds: median, %.1f%% %s", m.N, m.Conf*100, m.IntervalName))
+			return interval(fmt.Sprintf("paired over %s: median, %.1f%% %s", pairedOver(m), m.Conf*100, m.IntervalName))
 		}
-		return interval(fmt.Sprintf("paired over %d rounds: median, %.1f%% %s, p=%.2g", m.N, m.Conf*100, m.IntervalName, m.P))
+		return interval(fmt.Sprintf("paired over %s: median, %.1f%% %s, p=%.2g", pairedOver(m), m.Conf*100, m.IntervalName, m.P))
 	case claim.PerRoundRatios:
 		return interval(fmt.Sprintf("fallback for zero values: median of %d per-round ratios", m.N))
 	case claim.UnpairedQuotient:
