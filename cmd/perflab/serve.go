@@ -29,6 +29,7 @@ view needs Graphviz). It prints its URL and runs until Ctrl-C.
 Example:
   perflab serve                      # http://127.0.0.1:8080/
   perflab serve --addr 127.0.0.1:0   # any free port`,
+	docs: []string{"docs/reports.md"},
 }
 
 type serveFlags struct {
