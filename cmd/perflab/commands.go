@@ -32,7 +32,7 @@ func (c *common) dbFlag(fs *flag.FlagSet) {
 
 // What --alpha sets, in each command's help.
 const (
-	alphaRuns    = "significance level of the crossover tests along an axis (family-wise across its points); medians, ratios and claim verdicts keep their 95% levels (docs/statistics.md)"
+	alphaRuns    = "significance level of the crossover tests along an axis (family-wise across its points); medians, ratios and claim verdicts keep their 95% levels (docs/knees.md)"
 	alphaAB      = "error rate of the comparison: with --rounds each unit's m rows are judged on sign-test intervals at 1 − α/m, which hold together at 1 − α; a sequential run decides them by e-BH at false discovery rate α and prints them at 1 − α·k/m (k decided); a --fail-on gate fails a row at p·m ≤ α"
 	alphaCompare = "false discovery rate: each row's Mann-Whitney U p-value is Benjamini–Hochberg adjusted over its unit's rows, and its interval of Δ is at 1 − α"
 	alphaHistory = "significance level of each change point's permutation test"
@@ -601,7 +601,7 @@ so its numbers are those of the report's tables.
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
   perflab analyze latest --axis reuse --by variant --json`,
-	docs: []string{"docs/reports.md", "docs/statistics.md"},
+	docs: []string{"docs/reports.md", "docs/knees.md"},
 }
 
 type analyzeFlags struct {
