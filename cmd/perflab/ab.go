@@ -30,8 +30,9 @@ prints the old and new medians, the paired change new/old with its
 interval, and a verdict that matches the interval: faster or slower when
 it excludes no change, "no difference" when it lies within ±1%,
 undecided otherwise. Without --rounds it samples until every row is
-decided or the budget (--budget; 2m by default) is spent. --fail-on
-makes it a CI gate; the run is stored like any other.
+decided or the budget is spent (--budget; by default 2m, or more when
+the first interval of every row needs it). --fail-on makes it a CI gate;
+the run is stored like any other.
 
 Examples:
   perflab ab HEAD~1                        # the last commit + your uncommitted changes vs its parent
