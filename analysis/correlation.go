@@ -42,16 +42,42 @@ func (o Options) CorrelationRounds(rs []float64) Correlation {
 	return c
 }
 
+// CorrelationOf summarises the per-round coefficients of s (one value a
+// round, as [Options.CorrelationRounds] reads them) by cluster first when
+// s carries its rounds and they cluster under o: each cluster's median on
+// Fisher's z scale is one observation, so the interval counts clusters
+// (layouts, machines), not the rounds that shared one. Without rounds it
+// is CorrelationRounds(s.Values).
+func (o Options) CorrelationOf(s *Sample) Correlation {
+	byRound := s.ByRound()
+	if byRound == nil || !o.clustered() {
+		return o.CorrelationRounds(s.Values)
+	}
+	z := map[int]float64{}
+	for r, v := range byRound {
+		if v > -1 && v < 1 {
+			z[r] = math.Atanh(v)
+		}
+	}
+	rs := o.ClusterMedians(z)
+	for i, v := range rs {
+		rs[i] = math.Tanh(v)
+	}
+	return o.CorrelationRounds(rs)
+}
+
 // FisherMidpoint is tanh(atanh(r)/2), the midpoint between no correlation
 // and r on Fisher's z scale: the threshold a claimed correlation r is
 // tested against.
 func FisherMidpoint(r float64) float64 { return math.Tanh(math.Atanh(r) / 2) }
 
 // Contrast compares two paired ratios round by round: in each round where
-// all four cells were measured, log(numA/denA) − log(numB/denB), summarised
-// as [Options.PairedLogs] does. Its Ratio is how many times larger the
-// ratio numA/denA is than numB/denB (e.g. how much more one library slows
-// down from depth 5 to 8 than another).
+// all four cells were measured, log(numA/denA) − log(numB/denB), then
+// summarised within each cluster of rounds under o (the independent unit:
+// a layout cluster, a machine's cluster; [Options.Clusters]) by its
+// median and over clusters as [Options.PairedLogs] does. Its Ratio is how
+// many times larger the ratio numA/denA is than numB/denB (e.g. how much
+// more one library slows down from depth 5 to 8 than another).
 func (o Options) Contrast(numA, denA, numB, denB map[int]float64) Ratio {
 	var rounds []int
 	for r, x := range numA {
@@ -67,5 +93,5 @@ func (o Options) Contrast(numA, denA, numB, denB map[int]float64) Ratio {
 	for i, r := range rounds {
 		d[i] = math.Log(numA[r]) - math.Log(denA[r]) - (math.Log(numB[r]) - math.Log(denB[r]))
 	}
-	return o.PairedLogs(d)
+	return o.PairedLogs(o.clusters(rounds, d))
 }

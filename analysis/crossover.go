@@ -85,14 +85,15 @@ type Crossover struct {
 	PBefore float64 `json:"p_before"`
 	PAfter  float64 `json:"p_after"`
 	// XLo and XHi bound X: the percentile interval ([Quantile]) of the
-	// crossing over resamples of rounds (rounds drawn with replacement,
-	// every point re-estimated, the crossing nearest X located again), at the
-	// options' confidence, widened to hold [Lo, Hi] (between two sampled
-	// points, the place of the zero rests on linear interpolation, so
-	// the interval is never narrower than that grid step; a percentile
-	// bootstrap over 8 rounds alone is too narrow). A resample without
-	// a crossing of this direction puts it at the end of the axis it
-	// lies beyond, so the interval widens rather than drops it.
+	// crossing over resamples of rounds (whole clusters of rounds drawn
+	// with replacement, [Options.Clusters]; every point re-estimated, the
+	// crossing nearest X located again), at the options' confidence,
+	// widened to hold [Lo, Hi] (between two sampled points, the place
+	// of the zero rests on linear interpolation, so the interval is
+	// never narrower than that grid step; a percentile bootstrap over 8
+	// rounds alone is too narrow). A resample without a crossing of
+	// this direction puts it at the end of the axis it lies beyond, so
+	// the interval widens rather than drops it.
 	XLo float64 `json:"x_lo"`
 	XHi float64 `json:"x_hi"`
 	// Support is the share of the Resamples that had such a crossing.
@@ -157,7 +158,8 @@ type CrossAnalysis struct {
 // A crossover lies between consecutive decided points of opposite signs
 // (the bracket SigLo, SigHi); X is where the estimated difference first
 // changes sign there, interpolated linearly, and its interval comes from
-// resampling rounds.
+// resampling whole clusters of rounds (a layout cluster, a machine's
+// cluster; each round its own without clustering).
 //
 // Points with a non-finite X or without finite samples on both sides
 // are ignored, and the caller's slices are not modified. Crossovers and
@@ -472,7 +474,10 @@ func crossingIn(xs, effects []float64, before int) (x, lo, hi float64, ok bool) 
 }
 
 // crossResample sets the crossing's interval, Support and Resamples by
-// resampling rounds (paired) or each point's samples (unpaired).
+// resampling whole clusters of rounds (paired; [Options.Clusters], each
+// round its own without clustering: every point re-estimated from the
+// medians of the drawn clusters, as the points themselves are) or each
+// point's samples (unpaired).
 func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool, opt Options) {
 	rng := rand.New(rand.NewPCG(1, 0x63726f73))
 	n := len(use)
@@ -480,10 +485,13 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 	for i, p := range pts {
 		xs[i] = p.X
 	}
-	var rounds []int
-	ds := make([]map[int]float64, n)
+	// byCluster[i][g] is point i's median log-ratio in cluster g; NaN
+	// where the point has no round there.
+	var byCluster [][]float64
+	clusters := 0
 	if paired {
 		set := map[int]bool{}
+		ds := make([]map[int]float64, n)
 		for i, pt := range use {
 			ds[i] = map[int]float64{}
 			for r, a := range pt.RA {
@@ -493,10 +501,30 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 				}
 			}
 		}
+		var rounds []int
 		for r := range set {
 			rounds = append(rounds, r)
 		}
 		slices.Sort(rounds)
+		groups := opt.clusterGroups(rounds)
+		clusters = len(groups)
+		byCluster = make([][]float64, n)
+		var cur []float64
+		for i := range use {
+			byCluster[i] = make([]float64, len(groups))
+			for g, rs := range groups {
+				cur = cur[:0]
+				for _, r := range rs {
+					if v, ok := ds[i][r]; ok {
+						cur = append(cur, v)
+					}
+				}
+				byCluster[i][g] = math.NaN()
+				if s := sortedFinite(cur); len(s) > 0 {
+					byCluster[i][g] = median(s)
+				}
+			}
+		}
 	}
 	effects := make([]float64, n)
 	var at []float64
@@ -505,9 +533,14 @@ func crossResample(c *Crossover, use []AxisPoint, pts []CrossPoint, paired bool,
 	var draw []int
 	for b := 0; b < crossResamples; b++ {
 		if paired {
-			draw = drawRounds(rng, rounds, draw)
+			draw = drawClusters(rng, clusters, draw)
 			for i := range use {
-				buf = inRounds(ds[i], draw, buf[:0])
+				buf = buf[:0]
+				for _, g := range draw {
+					if v := byCluster[i][g]; !math.IsNaN(v) {
+						buf = append(buf, v)
+					}
+				}
 				effects[i] = pts[i].effect
 				if len(buf) > 0 {
 					// The point's own estimator, whatever it is.

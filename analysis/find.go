@@ -95,7 +95,7 @@ func KneeFits(samples []*Sample, axis string, opt Options) []SeriesKnee {
 		if len(sr.xs) < kneeMinPoints {
 			continue
 		}
-		k := FitKnee(sr.xs, sr.samples, KneeOptions{LogX: SpansDecades(sr.xs), Confidence: opt.Confidence})
+		k := FitKnee(sr.xs, sr.samples, KneeOptions{LogX: SpansDecades(sr.xs), Confidence: opt.Confidence, Rounds: opt})
 		out = append(out, SeriesKnee{Series: sr.name, Config: sr.config, Unit: sr.unit, Axis: axis, X: k.X, KneeResult: k})
 	}
 	return out

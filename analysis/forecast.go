@@ -26,6 +26,14 @@ const forecastPaths = 41
 // ones d, searched up to limit rounds. decided receives the interval's
 // ends on the log scale.
 //
+// A "round" here is one independent observation: d holds one value per
+// unit the sequence counts (a round, or a cluster of rounds on one link
+// layout or machine, summarised by its median as [Options.LogRatios]
+// does), and every simulated observation is a whole such unit, drawn
+// with what its rounds share; a caller with clusters of k rounds passes
+// the cluster medians and multiplies the forecast by k. Simulating rounds
+// of clustered data as if independent would forecast too few.
+//
 // Each simulated path keeps the current rounds and first draws a new
 // sample of len(d) values from them (a bootstrap, so the effect that its
 // further rounds have varies as much as the current estimate of it

@@ -43,6 +43,12 @@ type KneeOptions struct {
 	Resamples int
 	// Seed seeds the bootstrap; results are deterministic for a seed.
 	Seed uint64
+	// Rounds says how the cells' rounds cluster (its PerLayout and
+	// ClusterOf, [Options.Clusters]; its other fields are not read): the
+	// bootstrap draws whole clusters, so rounds that shared a layout or a
+	// machine are resampled together. The zero value makes each round a
+	// cluster of its own.
+	Rounds Options
 }
 
 // Knee verdicts.
@@ -86,10 +92,10 @@ type KneeModel struct {
 // one more parameter; a cost proportional to x is then fitted exactly by
 // the smooth models (a line, a power law with k = 1) and never a knee.
 // The breakpoint's interval comes from resampling rounds (a bootstrap:
-// draw rounds with replacement, take each point's median over the drawn
-// rounds, refit). Kneedle (Satopää et al. 2011) is a second opinion
-// only: every convex curve has a point of maximum curvature, so it is
-// never evidence of a knee.
+// draw whole clusters of rounds with replacement, KneeOptions.Rounds,
+// take each point's median over the drawn rounds, refit). Kneedle
+// (Satopää et al. 2011) is a second opinion only: every convex curve has
+// a point of maximum curvature, so it is never evidence of a knee.
 //
 // All float fields are finite (0 where they do not apply), so the value
 // encodes as JSON.
@@ -185,8 +191,9 @@ const (
 // xs[i] (xs sorted, distinct, as [KneeFits] groups them): medians per
 // point for the fits, and a bootstrap over rounds for the intervals of the
 // breakpoint and the exponent and for Support. Cells that carry rounds
-// ([Sample.ByRound]) are resampled by round, so a drawn round moves every
-// point together; cells without rounds are resampled value by value.
+// ([Sample.ByRound]) are resampled by whole clusters of rounds
+// (opt.Rounds; a round each without clustering), so a drawn cluster moves
+// every point together; cells without rounds are resampled value by value.
 func FitKnee(xs []float64, cells []*Sample, opt KneeOptions) KneeResult {
 	if len(xs) != len(cells) {
 		return kneeNone(fmt.Sprintf("no knee: got %d x values but %d cells", len(xs), len(cells)))
@@ -395,8 +402,8 @@ func (r KneeResult) finite() KneeResult {
 	return r
 }
 
-// kneeBootstrap resamples rounds, refits, and sets Lo, Hi, the exponent
-// interval, Support and Resamples.
+// kneeBootstrap resamples whole clusters of rounds (opt.Rounds), refits,
+// and sets Lo, Hi, the exponent interval, Support and Resamples.
 func kneeBootstrap(r *KneeResult, axis *regimeAxis, cells []*Sample, opt KneeOptions) {
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6b6e6565))
 	byRound := make([]map[int]float64, len(cells))
@@ -416,16 +423,18 @@ func kneeBootstrap(r *KneeResult, axis *regimeAxis, cells []*Sample, opt KneeOpt
 		rounds = append(rounds, rd)
 	}
 	slices.Sort(rounds)
+	groups := opt.Rounds.clusterGroups(rounds)
 	var taus, ks []float64
 	knees := 0
 	y := make([]float64, len(cells))
 	buf := []float64{}
-	var draw []int
+	var draw, drawn []int
 	for b := 0; b < opt.Resamples; b++ {
-		if paired && len(rounds) > 1 {
-			draw = drawRounds(rng, rounds, draw)
+		if paired && len(groups) > 1 {
+			draw = drawClusters(rng, len(groups), draw)
+			drawn = roundsOfDraw(groups, draw, drawn[:0])
 			for i := range cells {
-				buf = inRounds(byRound[i], draw, buf[:0])
+				buf = inRounds(byRound[i], drawn, buf[:0])
 				if len(buf) == 0 {
 					buf = append(buf, cells[i].Values...)
 				}

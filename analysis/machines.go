@@ -14,16 +14,20 @@ type MachineRatio struct {
 // MachinesRatio compares two cells whose rounds ran on several machines
 // (shards of one run). Every round is paired within one machine, so its
 // log-ratio is free of that machine's absolute speed: the machine is a
-// block. Pooled summarises every round's log-ratio; PerMachine does so for
-// each machine's rounds; H and HeteroP say whether the effect differs by
-// machine.
+// block. The observations are the clusters of rounds within each machine
+// ([Options.Clusters]: the rounds that shared a link layout on that
+// machine; each round its own without clustering), each summarised by the
+// median of its log-ratios. Pooled summarises every machine's clusters;
+// PerMachine does so for each machine's; H and HeteroP say whether the
+// effect differs by machine.
 type MachinesRatio struct {
 	Pooled     Ratio
 	PerMachine []MachineRatio // by machine name
-	// H is the Kruskal–Wallis statistic of the log-ratios grouped by
-	// machine (ties corrected), HeteroP its p-value from the χ² law with
-	// machines−1 degrees of freedom: small means the ratio depends on the
-	// machine. NaN with fewer than two machines or no spread.
+	// H is the Kruskal–Wallis statistic of the clusters' log-ratios
+	// grouped by machine (ties corrected), HeteroP its p-value from the
+	// χ² law with machines−1 degrees of freedom: small means the ratio
+	// depends on the machine. NaN with fewer than two machines or no
+	// spread.
 	H, HeteroP float64
 	// Spread is the largest per-machine ratio over the smallest (1 when
 	// they agree); NaN with fewer than two machines.
@@ -36,23 +40,29 @@ func (m MachinesRatio) Heterogeneous(alpha float64) bool {
 }
 
 // AcrossMachines compares num with den round by round, where machine[r] is
-// the machine round r ran on (rounds without one count as machine "").
+// the machine round r ran on (rounds without one count as machine ""). A
+// cluster whose rounds ran on several machines counts once on each.
 func (o Options) AcrossMachines(num, den map[int]float64, machine map[int]string) MachinesRatio {
+	rounds, d := roundLogRatios(num, den)
 	byMachine := map[string][]float64{}
 	var all []float64
-	rounds := make([]int, 0, len(num))
-	for r := range num {
-		rounds = append(rounds, r)
-	}
-	sort.Ints(rounds)
-	for _, r := range rounds {
-		x, y, ok := num[r], 0.0, false
-		if y, ok = den[r]; !ok || x <= 0 || y <= 0 {
-			continue
+	for _, g := range o.Clusters(rounds) {
+		// The cluster's rounds on each machine, machines in the order
+		// of their first round in the cluster.
+		var names []string
+		part := map[string][]float64{}
+		for _, i := range g {
+			m := machine[rounds[i]]
+			if _, ok := part[m]; !ok {
+				names = append(names, m)
+			}
+			part[m] = append(part[m], d[i])
 		}
-		d := math.Log(x) - math.Log(y)
-		all = append(all, d)
-		byMachine[machine[r]] = append(byMachine[machine[r]], d)
+		for _, m := range names {
+			v := median(sortedFinite(part[m]))
+			all = append(all, v)
+			byMachine[m] = append(byMachine[m], v)
+		}
 	}
 	out := MachinesRatio{Pooled: o.PairedLogs(all), H: math.NaN(), HeteroP: math.NaN(), Spread: math.NaN()}
 	names := make([]string, 0, len(byMachine))

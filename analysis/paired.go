@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 )
@@ -141,21 +140,37 @@ func (o Options) Clusters(rounds []int) [][]int {
 
 // LayoutSpread is what link layout alone moves a paired ratio by, from a
 // run whose rounds shared layouts in clusters (o.PerLayout, o.ClusterOf):
-// a one-way analysis of variance of the per-round log-ratios by cluster.
-// Within a cluster both builds keep their layouts, so the log-ratios vary
-// by noise alone (variance w); across clusters by noise and the two
-// builds' layouts (variance of cluster means b = s²_L + w/k for clusters
-// of k rounds). The layout component s²_L = b − w/k, floored at 0, is
-// returned as a log-scale standard deviation.
+// a one-way random-effects analysis of variance of the per-round
+// log-ratios by cluster. Within a cluster both builds keep their layouts,
+// so the log-ratios vary by noise alone (variance σ²_e, estimated by the
+// within-cluster mean square MSW); across clusters by noise and the two
+// builds' layouts (the between-cluster mean square MSB estimates
+// σ²_e + n₀·σ²_L for clusters of n₀ rounds, n₀ their effective size when
+// sizes differ). The layout component σ²_L = (MSB − MSW)/n₀, floored at
+// 0, is returned as a log-scale standard deviation.
+//
+// Whether layout moves the ratio at all is the ANOVA F-test of σ²_L = 0:
+// F = MSB/MSW follows Snedecor's F(g−1, N−g) for g clusters of N rounds
+// when it does not (exactly for normal noise, whatever the clusters'
+// sizes), so P, the chance of an F as large, is a test with a known null
+// rate. Lo and Hi bound SD at 90% from the same law: the interval
+// (F/F₀.₉₅ − 1)/n₀ ≤ σ²_L/σ²_e ≤ (F/F₀.₀₅ − 1)/n₀ (exact for balanced
+// clusters of normal noise) scaled by MSW. Lo > 0 exactly when P < 5%.
 type LayoutSpread struct {
 	SD float64 // the layout component's standard deviation (log scale)
-	// Lo and Hi bound SD at 90% (the 5th and 95th percentiles of SD over
-	// clusters resampled with replacement): Lo > 0 says layout moves the
-	// ratio at all; Hi is how much it could move it.
+	// Lo and Hi bound SD at 90% (see above): Lo > 0 says layout moves the
+	// ratio at all (the F-test at 5%); Hi is how much it could move it.
 	Lo, Hi   float64
 	Noise    float64 // the per-round noise's standard deviation (log scale)
 	Clusters int
+	// F is the variance ratio MSB/MSW and P its p-value under no layout
+	// effect, P(F(Clusters−1, N−Clusters) ≥ F).
+	F, P float64
 }
+
+// LayoutMoves is the level of the F-test behind [LayoutSpread]'s Lo: the
+// one-sided 5% that a two-sided 90% interval leaves below its lower end.
+const LayoutMoves = 0.05
 
 // LayoutSpread estimates [LayoutSpread] for num against den; ok is false
 // without at least three clusters of two rounds or more.
@@ -164,81 +179,161 @@ func (o Options) LayoutSpread(num, den map[int]float64) (LayoutSpread, bool) {
 		return LayoutSpread{}, false
 	}
 	rounds, d := roundLogRatios(num, den)
-	byCluster := map[int][]float64{}
-	var order []int
-	for i, r := range rounds {
-		if math.IsNaN(d[i]) {
-			continue
-		}
-		c := o.clusterOf(r)
-		if _, ok := byCluster[c]; !ok {
-			order = append(order, c)
-		}
-		byCluster[c] = append(byCluster[c], d[i])
-	}
 	var groups [][]float64
-	for _, c := range order {
-		if len(byCluster[c]) >= 2 {
-			groups = append(groups, byCluster[c])
+	for _, g := range o.Clusters(rounds) {
+		var vals []float64
+		for _, i := range g {
+			if !math.IsNaN(d[i]) {
+				vals = append(vals, d[i])
+			}
+		}
+		if len(vals) >= 2 {
+			groups = append(groups, vals)
 		}
 	}
-	sd, noise, ok := anovaLayout(groups)
+	a, ok := anovaLayout(groups)
 	if !ok {
 		return LayoutSpread{}, false
 	}
-	// Resample clusters: a fixed seed keeps the bounds the same for the
-	// same rounds.
-	rng := rand.New(rand.NewPCG(uint64(len(groups)), 1))
-	boot := make([]float64, 0, layoutBootstrap)
-	pick := make([][]float64, len(groups))
-	for range layoutBootstrap {
-		for i := range pick {
-			pick[i] = groups[rng.IntN(len(groups))]
-		}
-		if b, _, ok := anovaLayout(pick); ok {
-			boot = append(boot, b)
-		}
+	ls := LayoutSpread{SD: math.Sqrt(math.Max(0, (a.msb-a.msw)/a.n0)), Noise: math.Sqrt(a.msw), Clusters: len(groups)}
+	d1, d2 := float64(len(groups)-1), float64(a.rounds-len(groups))
+	switch {
+	case a.msw == 0 && a.msb == 0: // every log-ratio the same
+		ls.F, ls.P = math.NaN(), 1
+		return ls, true
+	case a.msw == 0: // no noise within clusters: the layouts are all there is
+		ls.F, ls.P, ls.Lo, ls.Hi = math.Inf(1), 0, ls.SD, ls.SD
+		return ls, true
 	}
-	if len(boot) == 0 {
-		return LayoutSpread{SD: sd, Lo: math.NaN(), Hi: math.NaN(), Noise: noise, Clusters: len(groups)}, true
+	ls.F = a.msb / a.msw
+	ls.P = fSurvival(ls.F, d1, d2)
+	bound := func(q float64) float64 {
+		theta := (ls.F/fQuantile(q, d1, d2) - 1) / a.n0
+		return math.Sqrt(math.Max(0, theta) * a.msw)
 	}
-	slices.Sort(boot)
-	return LayoutSpread{SD: sd, Lo: quantile(boot, 0.05), Hi: quantile(boot, 0.95), Noise: noise, Clusters: len(groups)}, true
+	ls.Lo, ls.Hi = bound(1-LayoutMoves), bound(LayoutMoves)
+	ls.Lo, ls.Hi = math.Min(ls.Lo, ls.SD), math.Max(ls.Hi, ls.SD)
+	return ls, true
 }
 
-// layoutBootstrap is the number of cluster resamples behind a
-// LayoutSpread's bounds.
-const layoutBootstrap = 400
+// anova is a one-way analysis of variance: the between- and
+// within-group mean squares, the groups' effective size n₀ and the
+// number of values.
+type anova struct {
+	msb, msw, n0 float64
+	rounds       int
+}
 
-// anovaLayout is the one-way analysis of variance behind LayoutSpread:
-// the layout component's and the noise's standard deviations from groups
-// of two or more log-ratios each; ok is false with fewer than three.
-func anovaLayout(groups [][]float64) (layout, noise float64, ok bool) {
+// anovaLayout is the one-way analysis of variance behind LayoutSpread,
+// of groups of two or more log-ratios each; ok is false with fewer than
+// three groups.
+func anovaLayout(groups [][]float64) (anova, bool) {
 	if len(groups) < 3 {
-		return 0, 0, false
+		return anova{}, false
 	}
-	var means []float64
-	within, dfWithin, size := 0.0, 0, 0.0
+	var a anova
+	sum, sumSq := 0.0, 0.0
+	within := 0.0
 	for _, g := range groups {
 		m := mean(g)
 		for _, x := range g {
 			within += (x - m) * (x - m)
+			sum += x
 		}
-		dfWithin += len(g) - 1
-		means = append(means, m)
-		size += 1 / float64(len(g))
+		a.rounds += len(g)
+		sumSq += float64(len(g) * len(g))
 	}
-	w := within / float64(dfWithin)
-	m := mean(means)
+	n, k := float64(a.rounds), float64(len(groups))
+	grand := sum / n
 	between := 0.0
-	for _, x := range means {
-		between += (x - m) * (x - m)
+	for _, g := range groups {
+		m := mean(g)
+		between += float64(len(g)) * (m - grand) * (m - grand)
 	}
-	between /= float64(len(means) - 1)
-	// The average of 1/k over clusters: the share of w in a cluster
-	// mean's variance.
-	lv := between - w*size/float64(len(means))
-	return math.Sqrt(math.Max(0, lv)), math.Sqrt(w), true
+	a.msb, a.msw = between/(k-1), within/(n-k)
+	a.n0 = (n - sumSq/n) / (k - 1)
+	return a, true
+}
+
+// incBeta is the regularised incomplete beta function I_x(a, b), by its
+// continued fraction (Lentz's method) on the side where it converges
+// fast; NaN outside 0 ≤ x ≤ 1 or for a, b ≤ 0.
+func incBeta(x, a, b float64) float64 {
+	switch {
+	case !(a > 0 && b > 0) || !(x >= 0 && x <= 1):
+		return math.NaN()
+	case x == 0:
+		return 0
+	case x == 1:
+		return 1
+	}
+	front := math.Exp(a*math.Log(x) + b*math.Log1p(-x) - logBeta(a, b))
+	if x < (a+1)/(a+b+2) {
+		return front * incBetaFraction(x, a, b) / a
+	}
+	return 1 - front*incBetaFraction(1-x, b, a)/b
+}
+
+// incBetaFraction is the continued fraction of I_x(a, b).
+func incBetaFraction(x, a, b float64) float64 {
+	const tiny, eps = 1e-300, 1e-15
+	clamp := func(v float64) float64 {
+		if math.Abs(v) < tiny {
+			return tiny
+		}
+		return v
+	}
+	c, d := 1.0, 1/clamp(1-(a+b)*x/(a+1))
+	h := d
+	for m := 1.0; m <= 100000; m++ {
+		num := m * (b - m) * x / ((a + 2*m - 1) * (a + 2*m))
+		d = 1 / clamp(1+num*d)
+		c = clamp(1 + num/c)
+		h *= d * c
+		num = -(a + m) * (a + b + m) * x / ((a + 2*m) * (a + 2*m + 1))
+		d = 1 / clamp(1+num*d)
+		c = clamp(1 + num/c)
+		h *= d * c
+		if math.Abs(d*c-1) < eps {
+			break
+		}
+	}
+	return h
+}
+
+// fSurvival is P(F > f) for F ~ F(d1, d2), Snedecor's F distribution.
+func fSurvival(f, d1, d2 float64) float64 {
+	if !(f > 0) {
+		return 1
+	}
+	if math.IsInf(f, 1) {
+		return 0
+	}
+	return incBeta(d2/(d2+d1*f), d2/2, d1/2)
+}
+
+// fQuantile is the p-quantile of F(d1, d2), by bisection on its
+// distribution function.
+func fQuantile(p, d1, d2 float64) float64 {
+	if !(p > 0 && p < 1) {
+		return math.NaN()
+	}
+	lo, hi := 0.0, 1.0
+	for 1-fSurvival(hi, d1, d2) < p && hi < 1e300 {
+		lo, hi = hi, 2*hi
+	}
+	for range 200 {
+		mid := lo/2 + hi/2
+		if 1-fSurvival(mid, d1, d2) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi-lo <= 1e-12*hi {
+			break
+		}
+	}
+	return lo/2 + hi/2
 }
 
 // clustered reports whether rounds form clusters under o.

@@ -302,35 +302,8 @@ func logBeta(x, y float64) float64 {
 func logIncBetaHalf(x, y float64) float64 {
 	front := -(x+y)*math.Ln2 - logBeta(x, y) // log(½^x ½^y / B(x, y))
 	if 0.5 < (x+1)/(x+y+2) {
-		return front + math.Log(betaFraction(x, y)/x)
+		return front + math.Log(incBetaFraction(0.5, x, y)/x)
 	}
-	return math.Log1p(-math.Exp(front) * betaFraction(y, x) / y)
+	return math.Log1p(-math.Exp(front) * incBetaFraction(0.5, y, x) / y)
 }
 
-// betaFraction evaluates the continued fraction of I_½(x, y).
-func betaFraction(x, y float64) float64 {
-	const tiny, eps = 1e-300, 1e-15
-	clamp := func(v float64) float64 {
-		if math.Abs(v) < tiny {
-			return tiny
-		}
-		return v
-	}
-	const z = 0.5
-	c, d := 1.0, 1/clamp(1-(x+y)*z/(x+1))
-	h := d
-	for m := 1.0; m <= 100000; m++ {
-		num := m * (y - m) * z / ((x + 2*m - 1) * (x + 2*m))
-		d = 1 / clamp(1+num*d)
-		c = clamp(1 + num/c)
-		h *= d * c
-		num = -(x + m) * (x + y + m) * z / ((x + 2*m) * (x + 2*m + 1))
-		d = 1 / clamp(1+num*d)
-		c = clamp(1 + num/c)
-		h *= d * c
-		if math.Abs(d*c-1) < eps {
-			break
-		}
-	}
-	return h
-}

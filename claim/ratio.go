@@ -15,7 +15,11 @@ import (
 // value (no log-ratio), where the per-round ratios' median interval is
 // used, or the difference when the denominator is zero; and cells without
 // rounds, where the interval is the quotient of the two medians' intervals
-// (unpaired, conservative).
+// (unpaired, conservative). The fallbacks count the independent unit as
+// the paired ratio does: cells whose rounds cluster under opt (a layout
+// cluster, a machine's cluster; analysis.Options.Clusters) are summarised
+// by each cluster's median first (analysis.Options.ClusterMedians), so
+// that an interval counts clusters, not the rounds that shared one.
 func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) CheckResult {
 	unit := unitOf(ch)
 	th := ratioThreshold(ch)
@@ -47,13 +51,14 @@ func ratio(ch spec.Check, samples []*analysis.Sample, opt analysis.Options) Chec
 		}
 		cr.Measure = Measure{How: PairedRounds, N: r.N, Conf: r.Conf, IntervalName: opt.PairedIntervalName(), P: r.P}
 	case a != nil && b != nil && allPositive(den.Values):
-		// A zero in num has no log: the per-round ratios themselves.
-		per := pairedRatios(a, b)
+		// A zero in num has no log: the per-round ratios themselves,
+		// one value a cluster.
+		per := opt.ClusterMedians(pairedRatios(a, b))
 		s := analysis.Summarize(per, opt)
 		cr.Estimate, cr.Lo, cr.Hi = s.Center, s.Lo, s.Hi
 		cr.Measure = Measure{How: PerRoundRatios, N: len(per)}
 	default:
-		n, d := analysis.Summarize(num.Values, opt), analysis.Summarize(den.Values, opt)
+		n, d := analysis.Summarize(clusterValues(num, a, opt), opt), analysis.Summarize(clusterValues(den, b, opt), opt)
 		if anyInf(n.Lo, n.Hi, d.Lo, d.Hi) {
 			cr.Measure = Measure{How: MediansOnly, Value: n.Center / d.Center, N: n.N, Of: d.N}
 			return fail(Inconclusive, Reason{Why: FewSamplesPerCell})
@@ -117,14 +122,24 @@ func differenceCheck(cr CheckResult, th threshold, n, d analysis.Summary) CheckR
 }
 
 // pairedRatios divides a by b within each round both were measured in.
-func pairedRatios(a, b map[int]float64) []float64 {
-	var out []float64
+func pairedRatios(a, b map[int]float64) map[int]float64 {
+	out := map[int]float64{}
 	for r, x := range a {
 		if y, ok := b[r]; ok && y != 0 {
-			out = append(out, x/y)
+			out[r] = x / y
 		}
 	}
 	return out
+}
+
+// clusterValues is a cell's values as the unpaired fallbacks summarise
+// them: one a cluster of rounds under opt (the median of its rounds) when
+// the cell carries its rounds (byRound), else every value.
+func clusterValues(s *analysis.Sample, byRound map[int]float64, opt analysis.Options) []float64 {
+	if byRound == nil {
+		return s.Values
+	}
+	return opt.ClusterMedians(byRound)
 }
 
 // quotientInterval bounds n/d from the two medians' intervals.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
 
@@ -67,20 +68,26 @@ func TestParseLayout(t *testing.T) {
 	}
 }
 
-// TestRunSamplesLayouts runs the tiny spec with random layouts, stops it
-// after two rounds and resumes it: every result names the layout its
-// binary had, layouts change every PerLayout rounds, configs built alike
-// share a round's layout, and the resumed rounds use the seeds the plan
-// implies.
+// TestRunSamplesLayouts runs the tiny spec with random layouts and a
+// third config built differently (no inlining: a binary of its own),
+// stops it after three rounds and resumes it. It checks the labels
+// against what a layout must be, not against the engine's seed formula:
+// every result names a layout; within a cluster of rounds (the stored
+// plan's) every config keeps one, so a cluster that the interruption
+// split goes on in the resumed rounds with the layouts it began with;
+// configs built alike share it, a config built differently has its own;
+// and no layout serves two clusters.
 func TestRunSamplesLayouts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds, relinks and runs test binaries")
 	}
 	db := openStore(t)
 	cache, arts := t.TempDir(), t.TempDir()
+	s := tinySpec(t)
+	s.Configs = append(s.Configs, spec.Config{Name: "noinline", GCFlags: "-l"})
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &cancelAfter{marker: "round 3/6 stored", cancel: cancel}
-	res, err := Run(ctx, Options{Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: arts, CacheDir: cache, Seed: 5, NoiseRuns: 2,
+	res, err := Run(ctx, Options{Spec: s, Mode: "quick", DB: db, ArtifactDir: arts, CacheDir: cache, Seed: 5, NoiseRuns: 2,
 		NoProfile: true, Layout: LayoutRandom, Progress: w})
 	if err != nil || res.Status != "interrupted" {
 		t.Fatalf("first run: %v %+v\n%s", err, res, w.buf.String())
@@ -89,7 +96,7 @@ func TestRunSamplesLayouts(t *testing.T) {
 		t.Errorf("progress does not announce random layouts:\n%s", w.buf.String())
 	}
 	var progress strings.Builder
-	if _, err := Resume(context.Background(), Options{Spec: tinySpec(t), DB: db, ArtifactDir: arts, CacheDir: cache, NoiseRuns: 2, Progress: &progress}, res.RunID); err != nil {
+	if _, err := Resume(context.Background(), Options{Spec: s, DB: db, ArtifactDir: arts, CacheDir: cache, NoiseRuns: 2, Progress: &progress}, res.RunID); err != nil {
 		t.Fatalf("Resume: %v\n%s", err, progress.String())
 	}
 	run, err := db.GetRun(context.Background(), res.RunID)
@@ -99,32 +106,63 @@ func TestRunSamplesLayouts(t *testing.T) {
 	if run.Plan.Layout == nil || run.Plan.Layout.PerLayout < minPerLayout {
 		t.Fatalf("plan.Layout = %+v, want rounds per layout ≥ %d", run.Plan.Layout, minPerLayout)
 	}
-	per := run.Plan.Layout.PerLayout
+	clusterOf := run.Plan.ClusterOf()
 	configs, err := db.Configs(context.Background(), res.RunID)
-	if err != nil || len(configs) != 2 || configs[0].BinaryHash != configs[1].BinaryHash {
-		t.Fatalf("configs = %+v, %v; want two sharing one binary", configs, err)
+	if err != nil || len(configs) != 3 {
+		t.Fatalf("configs = %+v, %v; want three", configs, err)
 	}
-	key := configs[0].BinaryHash
+	hash := map[string]string{}
+	for _, c := range configs {
+		hash[c.Name] = c.BinaryHash
+	}
+	if hash["default"] != hash["gogc50"] || hash["default"] == hash["noinline"] {
+		t.Fatalf("binaries %v: want default and gogc50 to share one, noinline its own", hash)
+	}
 	results, err := db.Results(context.Background(), res.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byRound := map[string]map[string]bool{}
+	// The layout of each (cluster, config), and of each round.
+	layoutOf := map[[2]string]string{}  // cluster, config → layout
+	clusterOfLayout := map[string]int{} // layout → cluster
+	rounds := map[int]bool{}
 	for _, r := range results {
 		round, _ := strconv.Atoi(r.GetConfig("round"))
-		want := strconv.FormatInt(LayoutSeed(5, key, (round-1)/per+1), 10)
-		if got := r.GetConfig("layout"); got != want {
-			t.Fatalf("round %d %s@%s ran layout %q, want %s", round, r.Name, r.GetConfig("config"), got, want)
+		rounds[round] = true
+		cfg, lay := r.GetConfig("config"), r.GetConfig("layout")
+		if seed, err := strconv.ParseInt(lay, 10, 64); err != nil || seed <= 0 {
+			t.Fatalf("round %d %s@%s: layout %q, want a positive seed", round, r.Name, cfg, lay)
 		}
-		if byRound[want] == nil {
-			byRound[want] = map[string]bool{}
+		c := clusterOf(round)
+		key := [2]string{strconv.Itoa(c), cfg}
+		if prev, ok := layoutOf[key]; ok && prev != lay {
+			t.Errorf("cluster %d: %s ran layouts %s and %s", c, cfg, prev, lay)
 		}
-		byRound[want][r.GetConfig("round")] = true
+		layoutOf[key] = lay
+		if prev, ok := clusterOfLayout[lay]; ok && prev != c {
+			t.Errorf("layout %s served clusters %d and %d", lay, prev, c)
+		}
+		clusterOfLayout[lay] = c
 	}
-	// PerLayout follows the machine's link and round times (up to 8 on a
-	// loaded machine): the layouts are the clusters of 6 rounds it makes.
-	if want := (6 + per - 1) / per; len(byRound) != want {
-		t.Errorf("6 rounds at %d per layout used %d layouts, want %d", per, len(byRound), want)
+	if len(rounds) != 6 {
+		t.Fatalf("%d rounds stored, want 6", len(rounds))
+	}
+	clusters := map[int]bool{}
+	for r := range rounds {
+		clusters[clusterOf(r)] = true
+	}
+	per := run.Plan.Layout.PerLayout
+	if want := (6 + per - 1) / per; len(clusters) != want {
+		t.Errorf("6 rounds at %d per layout made %d clusters, want %d", per, len(clusters), want)
+	}
+	for c := range clusters {
+		k := strconv.Itoa(c)
+		if layoutOf[[2]string{k, "default"}] != layoutOf[[2]string{k, "gogc50"}] {
+			t.Errorf("cluster %d: configs built alike ran different layouts", c)
+		}
+		if layoutOf[[2]string{k, "default"}] == layoutOf[[2]string{k, "noinline"}] {
+			t.Errorf("cluster %d: two binaries ran one layout seed", c)
+		}
 	}
 	env, _ := db.Env(context.Background(), res.RunID)
 	found := false
@@ -185,5 +223,28 @@ func TestRelinkEveryRound(t *testing.T) {
 				t.Errorf("per = %d after the change, want 1", tt.l.per(1))
 			}
 		})
+	}
+}
+
+// TestLayoutARound: an initial pass of clusters that the budget cannot
+// hold becomes one of a layout a round with as many observations: its
+// rounds divided by the rounds a layout served (6 here, not always 2),
+// and the message says both.
+func TestLayoutARound(t *testing.T) {
+	for _, per := range []int{2, 6} {
+		s := &sequential{initial: 10 * per}
+		l := &layouts{sched: store.Layout{PerLayout: per}, clusters: 1}
+		var b strings.Builder
+		if !s.layoutARound(l, nil, &b) || s.initial != 10 || l.per(1) != 1 {
+			t.Errorf("per %d: initial pass %d, per %d after the change; want 10 rounds of a layout each", per, s.initial, l.per(1))
+		}
+		want := "an initial pass of " + strconv.Itoa(10*per) + " rounds at " + strconv.Itoa(per) + " a layout; each round gets a layout of its own instead (10 rounds)"
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("per %d: message %q lacks %q", per, b.String(), want)
+		}
+	}
+	var nilSeq *sequential
+	if nilSeq.layoutARound(&layouts{sched: store.Layout{PerLayout: 3}, clusters: 1}, nil, io.Discard) {
+		t.Error("a run of fixed rounds changed its initial pass")
 	}
 }

@@ -10,8 +10,10 @@ import (
 
 // Machines is what a run whose rounds came from several machines (shards)
 // adds: the machines, and for each ratio check of the spec's claims the
-// pooled ratio (every round, the machine as a block), each machine's ratio
-// and whether the effect differs by machine.
+// pooled ratio (every machine's clusters of rounds, the machine as a
+// block: analysis.Options.AcrossMachines under the run's clusters,
+// store.Plan.ClusterOf), each machine's ratio and whether the effect
+// differs by machine.
 type Machines struct {
 	List   []MachineRounds
 	Checks []MachineCheck

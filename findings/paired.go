@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -27,13 +28,28 @@ const (
 	Slower       Change = "slower"
 	Better       Change = "better"
 	Worse        Change = "worse"
-	NoDifference Change = "no difference" // the interval lies within ±EquivalenceBand
-	Undecided    Change = "undecided"     // the interval holds no change and reaches past the band
+	NoDifference Change = "median within band" // the median change's interval lies within ±EquivalenceBand
+	Undecided    Change = "undecided"          // the interval holds no change and reaches past the band
 )
 
 // EquivalenceBand is the band a paired change's interval must lie within
-// for the row to read "no difference": ±1%, the precision a sequential
-// run decides "equal" at ([DecidePrecision]).
+// for the row to read NoDifference: ±1%, the precision a sequential run
+// decides "equal" at ([DecidePrecision]).
+//
+// What such a row says is that the median change lies within the band,
+// and no more. The estimand is the median over rounds (over link layouts,
+// when layouts were sampled) of the per-round change, so a change that
+// slows a minority of layouts a lot and leaves the rest alone has a small
+// median: 20% of layouts 30% slower moves the median by about +0.5%
+// while the mean moves by +5%. A bound on an upper quantile of the
+// per-layout change cannot back the row at realistic noise: each
+// cluster's change is seen only through rounds with 5–20% noise, so even
+// with no change at all the 80th percentile of cluster medians sits at
+// 0.84 × 1.25·σ/√k for k rounds of noise σ a cluster (under 1% only
+// from about 30 rounds a layout at 5% noise, 450 at 20%), and
+// separating the layouts' own spread from that noise takes a model of
+// both. So the row is worded as the median it is
+// ("median within ±1%"), everywhere it is written.
 const EquivalenceBand = DecidePrecision
 
 // PairedRow is one benchmark in one unit, new against old within rounds.
@@ -59,8 +75,10 @@ type PairedRow struct {
 	Verdict Change `json:"verdict"`
 	// Layout is what one side's link layout alone moves this row by
 	// (analysis.Options.LayoutSpread, split evenly between the two
-	// sides: every standard deviation divided by √2), when the run
-	// sampled layouts and has enough clusters to tell; nil otherwise.
+	// sides: every standard deviation divided by √2; the whole spread
+	// when one side kept a fixed layout, PairedLayout.Fixed), when the
+	// run sampled layouts and has enough clusters to tell; nil
+	// otherwise.
 	Layout *analysis.LayoutSpread `json:"layout,omitempty"`
 	// WorkUnchanged marks a time row (sec/op, cpu-sec/op) that changed
 	// decidedly while the same benchmark's instructions/op stayed within
@@ -79,10 +97,44 @@ const InstructionsBand = 0.01
 
 // PairedLayout says how a paired comparison's builds were linked when
 // layouts were sampled: each side relinked with a fresh random layout
-// every PerLayout rounds, Layouts of them per side.
+// every PerLayout rounds, Layouts of them per side — except the sides
+// named in Fixed, which kept one layout.
 type PairedLayout struct {
 	PerLayout int `json:"per_layout"`
 	Layouts   int `json:"layouts"`
+	// Fixed names the compared configs that kept one fixed link layout
+	// (the engine records layout-fixed-CONFIG in the run's environment:
+	// a toolchain without -randlayout, or a relink that failed), in
+	// config order; empty when both sides sampled layouts. Every cluster
+	// of rounds shares such a side's one draw, so the intervals cover
+	// the change plus that binary's own layout bias: the verdicts hold
+	// for that binary, not for its source over layouts.
+	Fixed []FixedLayout `json:"fixed,omitempty"`
+}
+
+// FixedLayout is a compared config that kept one link layout in a run
+// that sampled layouts.
+type FixedLayout struct {
+	Config string `json:"config"`
+	Why    string `json:"why"`
+	// From is the first round the config ran its one default layout in:
+	// 1 when it never had another, later when its relink failed during
+	// the run (its results before carry their layout).
+	From int `json:"from"`
+}
+
+// OneBinary reports whether config kept one fixed layout from its first
+// round.
+func (l *PairedLayout) OneBinary(config string) bool {
+	if l == nil {
+		return false
+	}
+	for _, f := range l.Fixed {
+		if f.Config == config && f.From <= 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // PairedGeomean is the paired geomean ratio of one unit.
@@ -121,7 +173,7 @@ type PairedResult struct {
 	// rows, so every row's interval holds its change with the others'
 	// (simultaneously, at 1 − α) and a row is decided exactly when its
 	// printed interval excludes no change. Band is the equivalence band
-	// of "no difference".
+	// of NoDifference.
 	Levels map[string]float64 `json:"levels"`
 	Band   float64            `json:"band"`
 	// Layout is set when the run sampled link layouts; nil for a run that
@@ -139,7 +191,47 @@ func LoadPaired(ctx context.Context, db *store.DB, runID int64, oldCfg, newCfg s
 		return nil, err
 	}
 	results := SamplingOf(in.Run).Planned(in.Results)
-	return paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec)), leftOut(in.Failures)), nil
+	res := paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec)), leftOut(in.Failures))
+	if res.Layout != nil {
+		res.Layout.Fixed = fixedLayouts(in.Env, results, oldCfg, newCfg)
+		if len(res.Layout.Fixed) > 0 {
+			// The layout column is then what the sampled side's
+			// layouts move each row by, not one side's share of both.
+			for i := range res.Rows {
+				if l := res.Rows[i].Layout; l != nil {
+					l.SD, l.Lo, l.Hi = l.SD*math.Sqrt2, l.Lo*math.Sqrt2, l.Hi*math.Sqrt2
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// fixedLayouts reads which of the compared configs kept one fixed link
+// layout in a run that sampled layouts: the layout-fixed-CONFIG entries
+// the engine records in the run's environment, with the first round whose
+// results of that config carry no layout (the rounds the config ran its
+// default binary in).
+func fixedLayouts(env []store.KV, results []*benchfmt.Result, configs ...string) []FixedLayout {
+	var out []FixedLayout
+	for _, cfg := range configs {
+		for _, kv := range env {
+			if kv.Key != "layout-fixed-"+cfg {
+				continue
+			}
+			from := 0
+			for _, r := range results {
+				if r.GetConfig("config") != cfg || r.GetConfig("layout") != "" {
+					continue
+				}
+				if n, err := strconv.Atoi(r.GetConfig("round")); err == nil && n > 0 && (from == 0 || n < from) {
+					from = n
+				}
+			}
+			out = append(out, FixedLayout{Config: cfg, Why: kv.Value, From: max(1, from)})
+		}
+	}
+	return out
 }
 
 // leftOut is the cells (by name) a sequential run's budget left out.
@@ -161,9 +253,10 @@ func leftOut(failures []store.Failure) map[string]bool {
 // stopping and any dependence between rows, as the sequential judge
 // decides rows); a sequential run's rows at 1 − α·k/m instead, where k
 // rows are decided by e-BH on their e-values (discoveries), at least as
-// many as Bonferroni decides. A row reads faster/slower (better/worse) when that
-// interval excludes 1, "no difference" when it lies within
-// ±EquivalenceBand, and undecided otherwise. The geomean is the paired
+// many as Bonferroni decides. A row reads faster/slower (better/worse)
+// when that interval excludes 1, NoDifference (the median change within
+// the band) when it lies within ±EquivalenceBand, and undecided
+// otherwise. The geomean is the paired
 // geomean over the benchmarks both configs ran, at 1 − α. units gives
 // each unit's direction; nil follows the conventions of package unit.
 func Paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Options, units *unit.Table) *PairedResult {
@@ -310,7 +403,7 @@ func markWorkUnchanged(rows []PairedRow) {
 
 // judge reads a row: a decided ratio (its interval excludes 1) in the
 // unit's direction, sec/op faster or slower and other units better or
-// worse; "no difference" when every value is the same on both sides (or
+// worse; NoDifference when every value is the same on both sides (or
 // both medians are 0, PairedRow.Zero) or the interval lies within
 // ±EquivalenceBand; otherwise undecided.
 func judge(u string, r analysis.Ratio, signif, same bool, units *unit.Table) Change {

@@ -18,7 +18,7 @@ func machinesSection(f *findings.Run) *Section {
 		return nil
 	}
 	s := &Section{ID: "machines", Title: "Machines"}
-	s.Blocks = append(s.Blocks, Block{Text: Plain("The rounds ran on several machines, each round whole on one, so every paired ratio compares cells measured on the same machine; verdicts pool the per-round ratios over all machines (machine as a block).")})
+	s.Blocks = append(s.Blocks, Block{Text: Plain("The rounds ran on several machines, each round whole on one, so every paired ratio compares cells measured on the same machine; verdicts pool over all machines (machine as a block) the clusters of each machine's rounds, each the median of its rounds' ratios (rounds that shared a link layout on one machine count once; otherwise each round counts).")})
 	t := &Table{Head: []string{"machine", "shard", "CPU", "cores", "rounds"}}
 	for _, mr := range m.List {
 		t.Rows = append(t.Rows, Row{Cells: cells(mr.Name, strconv.Itoa(mr.Machine.Shard), orDash(mr.Machine.CPUModel), strconv.Itoa(mr.Machine.Cores), strconv.Itoa(mr.Rounds))})
@@ -27,7 +27,7 @@ func machinesSection(f *findings.Run) *Section {
 	if len(m.Checks) == 0 {
 		return s
 	}
-	s.Blocks = append(s.Blocks, Block{Text: Plain(fmt.Sprintf("Per-machine ratios of the claims' checks; heterogeneity is the Kruskal–Wallis test of the per-round log-ratios grouped by machine (p < %.2g: the effect differs by machine).", f.Opt.Alpha))})
+	s.Blocks = append(s.Blocks, Block{Text: Plain(fmt.Sprintf("Per-machine ratios of the claims' checks; heterogeneity is the Kruskal–Wallis test of the clusters' log-ratios grouped by machine (p < %.2g: the effect differs by machine); n counts clusters.", f.Opt.Alpha))})
 	ct := &Table{Head: []string{"claim", "check", "pooled", "per machine", "spread", "heterogeneity"}}
 	for _, c := range m.Checks {
 		var per []string

@@ -16,8 +16,9 @@ import (
 )
 
 // pairedVerdict is the row's verdict in words that match its printed
-// interval: "slower" (the interval excludes no change), "no difference
-// (within ±1%)" (it lies within the equivalence band), or "undecided
+// interval: "slower" (the interval excludes no change), "median within
+// ±1%" (it lies within the equivalence band: the median change, no more —
+// a minority of rounds or layouts may change by more), or "undecided
 // (±8.0%)" with the half-width reached, or why it has none.
 func pairedVerdict(p findings.PairedRow, band float64) string {
 	switch {
@@ -28,7 +29,7 @@ func pairedVerdict(p findings.PairedRow, band float64) string {
 	case p.Same:
 		return "no difference (identical)"
 	case p.Verdict == findings.NoDifference:
-		return fmt.Sprintf("no difference (within ±%s)", pctBand(band))
+		return fmt.Sprintf("median within ±%s", pctBand(band))
 	case p.Verdict != findings.Undecided:
 		return string(p.Verdict)
 	case p.LeftOut:
@@ -171,9 +172,10 @@ func pairedGeomeanText(w io.Writer, r *findings.PairedResult, unit string) {
 
 // layoutSpread is a row's spread from link layout alone, what one side's
 // layout moves the benchmark by in 95% of layouts (1.96 standard
-// deviations): "±9.1%" when the run tells layout from noise (the lower
-// bound of its standard deviation is above 0), "<±4.0%" (its upper bound)
-// when it cannot, "?" without enough layouts.
+// deviations): "±9.1%" when the run tells layout from noise (the F-test
+// of a layout effect rejects at 5%, so the lower bound of its standard
+// deviation is above 0), "<±4.0%" (its upper bound) when it cannot, "?"
+// without enough layouts.
 func layoutSpread(row findings.PairedRow) string {
 	l := row.Layout
 	if l == nil {
@@ -187,16 +189,49 @@ func layoutSpread(row findings.PairedRow) string {
 }
 
 // layoutWords says how a paired comparison's builds were linked, and so
-// what its verdicts are about: the source over layouts, or two binaries.
+// what its verdicts are about: the source over layouts, or binaries. A
+// side that kept one fixed layout in a run that sampled layouts is named
+// with why, and the verdicts are worded for its binary.
 func layoutWords(l *findings.PairedLayout) string {
 	if l == nil {
 		return "link layout: fixed (each side linked once): the verdicts hold for these two binaries only; --layout random samples layouts so they hold for the source"
+	}
+	if len(l.Fixed) > 0 {
+		return fixedLayoutWords(l)
 	}
 	if l.PerLayout == 1 {
 		return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every round, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" reads \"?\": telling layout from noise needs rounds that share a layout", l.Layouts)
 	}
 	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every %s, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts; \"<\" an upper bound where the rounds cannot tell layout from noise)",
 		everyRounds(l.PerLayout), l.Layouts)
+}
+
+// fixedLayoutWords is layoutWords for a run in which some side kept one
+// fixed layout: which, from when and why, and what the verdicts then hold
+// for.
+func fixedLayoutWords(l *findings.PairedLayout) string {
+	var kept []string
+	for _, f := range l.Fixed {
+		when := ""
+		if f.From > 1 {
+			when = fmt.Sprintf(" from round %d on", f.From)
+		}
+		kept = append(kept, fmt.Sprintf("%s kept one fixed link layout%s (%s)", f.Config, when, f.Why))
+	}
+	head := "link layouts: sampled (-ldflags=-randlayout) for every side that could be relinked, a fresh one every " + everyRounds(l.PerLayout) + "; " + strings.Join(kept, "; ")
+	if len(l.Fixed) >= 2 && l.OneBinary(l.Fixed[0].Config) && l.OneBinary(l.Fixed[1].Config) {
+		return head + ": every round ran the same two binaries, so the verdicts hold for these two binaries only, not for their source over layouts"
+	}
+	var names []string
+	for _, f := range l.Fixed {
+		names = append(names, f.Config)
+	}
+	side := strings.Join(names, " and ")
+	clusters := "the clusters of rounds share"
+	if len(l.Fixed) == 1 && l.Fixed[0].From > 1 {
+		clusters = fmt.Sprintf("the clusters from round %d on share", l.Fixed[0].From)
+	}
+	return head + ": " + clusters + " " + side + "'s one layout, so each interval holds the change plus that binary's own layout bias, and the verdicts hold for " + side + "'s binary against the other side's source over layouts, not for the change of source; \"layout\" is what the sampled side's layouts move a benchmark by (95% of layouts; \"<\" an upper bound)"
 }
 
 // everyRounds is "round" or "N rounds".
@@ -377,8 +412,8 @@ func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
 // pairedLevels says how the rows' intervals and verdict words are set,
 // and which estimand each geomean is.
 func pairedLevels(r *findings.PairedResult) string {
-	text := fmt.Sprintf("Each unit's intervals hold together at %.0f%% (each at 1 − α/m for the unit's m rows, p adjusted alike): a row is faster or slower when its interval excludes no change, \"no difference\" when it lies within ±%s, undecided otherwise; the geomean is at %.0f%%.",
-		(1-r.Alpha)*100, pctBand(r.Band), (1-r.Alpha)*100)
+	text := fmt.Sprintf("Each unit's intervals hold together at %.0f%% (each at 1 − α/m for the unit's m rows, p adjusted alike): a row is faster or slower when its interval excludes no change, \"median within ±%s\" when it lies within ±%s (the median change, no more: a change that slows a minority of rounds or layouts a lot moves the median little), undecided otherwise; the geomean is at %.0f%%.",
+		(1-r.Alpha)*100, pctBand(r.Band), pctBand(r.Band), (1-r.Alpha)*100)
 	var of []string
 	for _, g := range r.Geomeans {
 		if g.OfRows > 0 && !r.SameUnit(g.Unit) {

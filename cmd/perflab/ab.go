@@ -28,7 +28,7 @@ with fresh random function layouts, so that the machine's drift and where
 the linker put the code hit both sides alike. Per benchmark and unit it
 prints the old and new medians, the paired change new/old with its
 interval, and a verdict that matches the interval: faster or slower when
-it excludes no change, "no difference" when it lies within ±1%,
+it excludes no change, "median within ±1%" when it lies within ±1%,
 undecided otherwise. Without --rounds it samples until every row is
 decided or the budget is spent (--budget; by default 2m, or more when
 the first interval of every row needs it). --fail-on makes it a CI gate;

@@ -299,11 +299,15 @@ func parse(c *command, fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 			return nil, errUsage
 		}
 		args = fs.Args()
-		if len(args) == 0 {
+		if len(args) == 0 || args[0] == "--" {
+			if len(args) > 0 {
+				pos = append(pos, args[1:]...)
+			}
+			if err := checkFlags(fs); err != nil {
+				fmt.Fprintf(stderr, "perflab %s: %v\nRun \"perflab help %s\" for usage.\n", c.name, err, c.name)
+				return nil, errUsage
+			}
 			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
