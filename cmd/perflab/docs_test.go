@@ -37,9 +37,10 @@ import (
 //   - a code span that names Go code of the module: "pkg.Name" and
 //     "pkg.Type.Member" (pkg a package of the module) are declared there,
 //     "Type.Member" on some type of that name, and a bare identifier in
-//     camelCase or CamelCase ("fitObservations", "LayoutChooser",
-//     "TestCalibration") is declared somewhere in the module, so a renamed
-//     function, field or test leaves no stale name behind.
+//     camelCase ("fitObservations") or a test's name ("TestCalibration")
+//     is declared somewhere in the module, so a renamed function, field or
+//     test leaves no stale name behind. (A bare exported name such as
+//     "InPlaceUnion" may be another module's: it is not checked.)
 //
 // Prose is not read: a flag or file named outside code or a link is
 // beyond this test.
@@ -111,7 +112,7 @@ func TestDocProblemsCatchPlanted(t *testing.T) {
 		{"a stale function of a package", "Grouped by `analysis.Options.LayoutOf` and `findings.InitialRoundsFour`.", []string{`x.md:1: analysis.Options.LayoutOf is not declared`, `x.md:1: findings.InitialRoundsFour is not declared`}},
 		{"a stale member of a type", "As `Options.LayoutOf` says.", []string{`x.md:1: no type Options declares LayoutOf`}},
 		{"a stale identifier", "See `fitObservation` and `TestCalibrations`.", []string{`x.md:1: fitObservation is not declared`, `x.md:1: TestCalibrations is not declared`}},
-		{"Go names that exist, and others that are no Go names", "`analysis.Options.ClusterOf`, `store.Plan.ClusterOf`, `store.AddRound`, `Options.Paired`, `gotest.Build.CPUTime`, `fitObservations`, `TestCalibration`, `engine.Options{Anytime: true}`, `README.md`, `debug.FreeOSMemory`, `benchfmt.Result`, `BenchmarkEncode`, `GitHub`, `noise_cv`", nil},
+		{"Go names that exist, and others that are no Go names", "`analysis.Options.ClusterOf`, `store.Plan.ClusterOf`, `store.AddRound`, `Options.Paired`, `gotest.Build.CPUTime`, `fitObservations`, `TestCalibration`, `engine.Options{Anytime: true}`, `README.md`, `debug.FreeOSMemory`, `benchfmt.Result`, `BenchmarkEncode`, `GitHub`, `InPlaceUnion`, `NaN`, `StartTimer`, `noise_cv`", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -451,9 +452,10 @@ var (
 	qualifiedName = regexp.MustCompile(`^([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?(?:\(\))?$`)
 	// memberName is Type.Member.
 	memberName = regexp.MustCompile(`^([A-Z][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?$`)
-	// camelName is an identifier no English word is: lower camelCase, or
-	// CamelCase of two humps or more ("fitObservations", "LayoutChooser").
-	camelName = regexp.MustCompile(`^(?:[a-z]+[0-9]*[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)$`)
+	// camelName is an identifier no English word is, and no other
+	// module's exported name: lower camelCase ("fitObservations"), or a
+	// test's name ("TestCalibration", "FuzzParse").
+	camelName = regexp.MustCompile(`^(?:[a-z]+[0-9]*[A-Z][A-Za-z0-9]*|(?:Test|Fuzz)[A-Z][A-Za-z0-9_]*)$`)
 	// fileExt is the extension of a file name, which Type.Member would
 	// otherwise read (README.md).
 	fileExt = regexp.MustCompile(`^(?:md|go|mod|sum|toml|txt|json|yaml|yml|sh|py|csv|gz|html|svg|db|test|hlog|pprof|out)$`)
@@ -487,19 +489,11 @@ func goNameProblems(code string, say func(format string, args ...any)) (checked 
 		}
 		return 1
 	}
-	if camelName.MatchString(code) && !strings.HasPrefix(code, "Benchmark") && !knownWords[code] {
+	if camelName.MatchString(code) {
 		if !goDecl.all[code] {
 			say("%s is not declared", code)
 		}
 		return 1
 	}
 	return 0
-}
-
-// knownWords are CamelCase names in the docs that are not Go names of
-// the module: products, and the standard library's methods a benchmark
-// calls.
-var knownWords = map[string]bool{
-	"GitHub": true, "PostgreSQL": true, "HdrHistogram": true, "JavaScript": true,
-	"StartTimer": true, "StopTimer": true, "ResetTimer": true, "RunParallel": true, "ReportMetric": true, "FreeOSMemory": true,
 }
