@@ -18,79 +18,101 @@ var cmdAB = &command{
 	rank:    16,
 	name:    "ab",
 	summary: "did my change make it faster? two revisions interleaved in one run, with a verdict",
-	usage:   "OLD [NEW] [PKG...] [-bench REGEX] [--budget D] [--precision P] [--fail-on RULES [--require-decision]] [--markdown FILE] [--json] [--measure instructions] [flags]",
+	usage:   "OLD [NEW] [PKG...] [-bench REGEX] [--budget D] [--fail-on RULES] [flags]",
 	help: `
 AB answers "did my change make it faster?". It builds the package's test
-binary at two revisions of its git repository, OLD and NEW, and runs the
-selected benchmarks as cells × {old, new} in interleaved, shuffled rounds,
-so drift of the machine hits both sides alike and every round gives one
-paired new/old ratio. It prints, per benchmark and unit, the old and new
-medians, the paired change new/old with its confidence interval and
-p-value, both adjusted for the unit's m rows (each interval at 1 − α/m,
-so they hold together), a verdict that matches the printed interval
-(faster or slower when it excludes no change, "median within ±1%" when
-it lies within ±1%, undecided otherwise), and the paired geomean. The run is stored like any other: report, HTML,
-serve, history. With --budget or --precision, rounds are added while a
-ratio is undecided and every interval is an anytime-valid confidence
-sequence instead (see docs/sequential.md), so looking after each round
-does not inflate errors. A budget the first rounds of every benchmark
-outgrow first runs one repetition a process for benchmarks whose set-up
-outweighs their timed loop, then leaves out those whose rounds cost most,
-saying which and what budget would have held them.
+binary at two revisions, OLD and NEW (by default the working tree,
+uncommitted changes included; your tree is never touched), and runs the
+selected benchmarks of both in interleaved, shuffled rounds, relinked
+with fresh random function layouts, so that the machine's drift and where
+the linker put the code hit both sides alike. Per benchmark and unit it
+prints the old and new medians, the paired change new/old with its
+interval, and a verdict that matches the interval: faster or slower when
+it excludes no change, "median within ±1%" when it lies within ±1%,
+undecided otherwise. Without --rounds it samples until every row is
+decided or the budget is spent (--budget; by default 2m, or more when
+the first interval of every row needs it). --fail-on makes it a CI gate;
+the run is stored like any other.
 
-` + wrapText(analysis.PairedMethod, 72) + `
+Examples:
+  perflab ab HEAD~1                        # the last commit + your uncommitted changes vs its parent
+  perflab ab main HEAD ./codec -bench Encode --budget 3m
+  perflab ab "$BASE_SHA" HEAD ./... -bench . --fail-on 'sec/op>+5%' --markdown "$GITHUB_STEP_SUMMARY"`,
+	more: `
+` + wrapText("How it decides. "+analysis.PairedMethod, 72) + `
 
-Each side is relinked with a fresh random function layout
-(-ldflags=-randlayout) every few rounds, between rounds: where the linker
-puts code moves a benchmark by more than many changes do, so a
-comparison of two binaries linked once speaks for those binaries only.
-The "layout" column says how much layout alone moves each benchmark. --layout fixed links each side once (and
-says its verdicts hold for those two binaries only); a toolchain whose
-linker lacks -randlayout (go1.22 and older) keeps one layout, and ab
-says so. With --measure instructions, a time change whose
-instructions/op did not move is marked as not in the executed work.
+Sampling. Given neither --rounds, --budget, --precision nor
+--max-rounds, ab samples sequentially within a default budget of 2m,
+grown to twice what the first interval of every benchmark needs when 2m
+cannot hold it (it says so); a --budget too small for it, even at one
+layout a round, is refused with the budget that would do. A sequential
+run looks after each cluster of rounds on one layout and adds rounds of
+the benchmarks still undecided; its intervals are anytime-valid
+confidence sequences, so looking often does not inflate errors. It stops
+a row once its interval at 1 − α/m (m: the unit's rows) is decided, and
+at the end decides the rows together by e-BH at --alpha, printing each
+at 1 − α·k/m (k rows decided; 1 − α/m when none is). With --rounds N the
+rows are judged once, each at 1 − α/m; rounds too few to give any row an
+interval are refused before anything is measured, with the rounds that
+would do. A budget the first rounds outgrow runs one repetition a
+process for benchmarks whose set-up outweighs their timed loop, then
+leaves out those whose rounds cost most, saying which and what budget
+would have held them.
+
+Link layouts. Each side is relinked with a fresh random function layout
+(-ldflags=-randlayout) between rounds, and the rounds on one layout count
+as one observation, so a verdict holds for the source over layouts, not
+for two binaries. After the first rounds a sequential run chooses how
+many rounds a layout serves from how much of the variance is layout and
+what a link and a round cost, and prints why. The "layout" column says
+how much layout alone moves each benchmark. --layout fixed links each
+side once (its verdicts hold for those two binaries only); --funcalign N
+pins every function's alignment to N bytes on both sides while layouts
+are still sampled. A toolchain whose linker lacks -randlayout (go1.22 and
+older) keeps one layout, and ab says so. With --measure instructions, a
+time change whose instructions/op did not move is marked as not in the
+executed work.
 
 OLD and NEW are git revisions (a commit, branch, tag, HEAD~1, …) or
-directories. NEW defaults to the working tree, uncommitted changes
-included. Revisions are exported into perflab's cache (git archive) and
-the working tree is copied there (tracked files as they are on disk, and
-untracked files git does not ignore), so your working tree and index are
-never touched. A directory is used in place and stands for the module
-directory; write it as an absolute path or starting with ../ when it is
-NEW, since "." and "./x" are package patterns. PKG is a package
-relative to the module directory (-C), "." by default; name several, or
-a pattern such as ./... (the packages with test files go list finds on
-each side), and each side builds one test binary per package, the rounds
-interleave the benchmarks of all of them, each row names its package
-("pkg: ./codec"), and one geomean and one gate cover the whole
-selection.
-
-Benchmarks that exist on one side only are listed, not compared. A side
-that does not build is named and ab exits 1.
+directories. Revisions are exported into perflab's cache (git archive)
+and the working tree is copied there (tracked files as they are on disk,
+and untracked files git does not ignore). A directory is used in place
+and stands for the module directory; write it as an absolute path or
+starting with ../ when it is NEW, since "." and "./x" are package
+patterns. PKG is a package relative to the module directory (-C), "." by
+default; name several, or a pattern such as ./... (the packages with test
+files go list finds on each side): each side builds one test binary per
+package, the rounds interleave the benchmarks of all of them, each row
+names its package ("pkg: ./codec"), and one geomean and one gate cover
+the whole selection. Benchmarks that exist on one side only are listed,
+not compared. A side that does not build is named and ab exits 1.
 
 --fail-on makes ab a CI gate on the paired changes ("sec/op>+5%" fails on
-slow-downs of more than 5%); with --budget it adds rounds until every
+slow-downs of more than 5%); a sequential run then samples until every
 gated time ratio (sec/op, cpu-sec/op, instructions/op) clears the limits,
 or the budget is spent. --markdown writes a summary for a pull-request
 comment or $GITHUB_STEP_SUMMARY, --json the comparison and the gate's
 rulings.
 
-` + gateHelp + `
+` + gateRulesHelp(`its whole interval lies beyond the limit and its p-value
+             times the unit's m rows is at most --alpha (Bonferroni): the
+             row is marked FAIL.`) + `
 
 --config pairs compare other axes of the same question: the first applies
 to OLD, the second to NEW, e.g. the same revision with GOGC changed, or
 with PGO off against a profile (PGO=off, PGO=auto or PGO=FILE).
 
-Examples:
-  perflab ab HEAD~1                        # the last commit + your uncommitted changes vs its parent
-  perflab ab main HEAD ./codec -bench Encode --budget 2m
+More examples:
   perflab ab main HEAD ./codec -bench Encode --budget 2m --precision 1%   # stop once every ratio is known to ±1%
   perflab ab main HEAD ./codec -bench Encode --measure instructions     # instructions/op beside time
-  perflab ab "$BASE_SHA" HEAD ./pkg -bench . --fail-on 'sec/op>+5%' --markdown "$GITHUB_STEP_SUMMARY"
   perflab ab "$BASE_SHA" HEAD ./pkg -bench . --budget 5m --fail-on 'sec/op>+2%' --require-decision   # exit 3 unless every row is decided
+  perflab ab main HEAD ./codec -bench Encode --rounds 40                # a fixed number of rounds, judged once
   perflab ab HEAD HEAD . --config old:PGO=off --config new:PGO=cpu.pprof
-  perflab ab main HEAD ./codec -bench Encode --layout fixed   # these two binaries only: one link per side
+  perflab ab main HEAD ./codec -bench Encode --layout fixed             # these two binaries only: one link per side
+  perflab ab main HEAD ./codec -bench Encode --funcalign 64             # functions aligned to 64 bytes on both sides
   perflab ab /src/lib-v1 /src/lib-v2 ./parse`,
+	common: []string{"C", "bench", "budget", "rounds", "precision", "fail-on", "require-decision", "markdown", "json", "measure"},
+	docs:   []string{"docs/ab.md", "docs/ci.md", "docs/sequential.md"},
 }
 
 type abFlags struct {

@@ -25,32 +25,41 @@ var cmdBench = &command{
 	rank:    15,
 	name:    "bench",
 	summary: "run any package's go test benchmarks with perflab's engine",
-	usage:   "[PKG...] [-bench REGEX] [--config NAME:KEY=VAL,...]... [--axis KEY] [--by KEY [--baseline VALUE]] [flags]",
+	usage:   "[PKG...] [-bench REGEX] [--by KEY [--baseline VALUE]] [--axis KEY] [flags]",
 	help: `
 Bench runs the benchmarks of any Go package, in any module, the way perflab
 runs its own experiments: interleaved shuffled rounds across configs,
-profiles, statistics, knees and crossovers along --axis, stored in the
-database and reported. No spec file is needed: the benchmarks are listed by
-running them once, and their sub-benchmark levels (key=value) become axes.
---save-spec writes the equivalent spec, to edit and run with "perflab run".
-With --by KEY (say impl, for BenchmarkX/impl=old and /impl=new), the
-results say by how much: per point, each value's ratio to the baseline's,
-paired within rounds, with its 95% interval, and a geomean across points.
+profiles, statistics, knees and crossovers along --axis, stored and
+reported. No spec file is needed: the benchmarks are listed by running
+them once, and their sub-benchmark levels (key=value) become axes. With
+--by KEY (say impl, for BenchmarkX/impl=old and /impl=new) the results
+say by how much: each value's ratio to the baseline's per point, paired
+within rounds, with its interval, and a geomean across points.
 
+Examples:
+  perflab bench ./codec -bench Encode --axis size
+  perflab bench ./codec -bench Encode --by impl --baseline old   # new/old per point, and a geomean
+  perflab bench . -bench Work --budget 60s --precision 1%        # sample until every ratio is known to ±1%`,
+	more: `
 Run it from the module's directory, or point -C at it. PKG defaults to
 ".". Several packages, or a pattern such as ./... (the packages with
 test files that go list finds), run as one experiment: one test binary
 per package and config, rounds that interleave every package's
 benchmarks, each result labelled with its package (--save-spec, whose
-spec names one package, then refuses).
+spec names one package, then refuses). --save-spec writes the equivalent
+spec, to edit and run with "perflab run".
 
-Examples:
-  perflab bench ./codec -bench Encode --axis size
-  perflab bench ./codec -bench Encode --by impl --baseline old   # new/old per point, and a geomean
+A fixed number of rounds (--rounds, 6 by default) is the default; with
+--budget, --precision, --max-rounds or --unit cpu-sec/op the run samples
+sequentially until its compared ratios are decided (docs/sequential.md).
+
+More examples:
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
   perflab bench . --budget 5m --save-spec perflab.toml
-  perflab bench . -bench Work --budget 60s --precision 1% --unit cpu-sec/op
+  perflab bench . -bench Work --budget 60s --unit cpu-sec/op          # CPU time of the timed loop, on a shared machine
   perflab bench . -bench Work --measure instructions --budget 60s   # instructions/op beside time`,
+	common: []string{"C", "bench", "by", "baseline", "axis", "config", "rounds", "budget", "precision", "save-spec"},
+	docs:   []string{"docs/engine.md", "docs/sequential.md"},
 }
 
 type benchFlags struct {

@@ -19,24 +19,33 @@ var cmdBisect = &command{
 	rank:    17,
 	name:    "bisect",
 	summary: "which commit made it slower (or faster)? a paired verdict at every step",
-	usage:   "GOOD BAD [PKG...] -bench REGEX [--budget D] [--min-effect 2%] [--measure instructions] [--with FILE]... [--bench-for NAME] [--resume] [flags]",
+	usage:   "GOOD BAD [PKG...] -bench REGEX [--budget D] [flags]",
 	help: `
 Bisect finds the commit between GOOD and BAD that changed the selected
 benchmarks, with a paired, sequential verdict at every step instead of one
-noisy sample per commit.
+noisy sample per commit. GOOD and BAD are compared first: if they do not
+differ by more than --min-effect there is nothing to bisect (exit status
+2). Then each step runs the commit nearest the middle of the range left
+beside both current ends, until it is decided to be "like GOOD" or "like
+BAD", and the range halves. Every interval is anytime-valid and α is split
+across the steps, so the whole search errs with probability at most α.
 
-First GOOD and BAD are compared in interleaved rounds until it is decided
-whether they differ by more than --min-effect; if not, there is nothing to
-bisect (exit status 2). Then, over the first-parent history between them
-(git rev-list --first-parent GOOD..BAD), each step runs the commit nearest
-the middle of the range left twice a round beside both current ends, until
-its contrast (MID/lo)·(MID/hi) decides it is "like GOOD" or "like BAD"
-(past halfway between the ends on the log scale), and the range halves.
-Every interval is an anytime-valid confidence sequence, and α is split
-across the at most 1 + ⌈log₂ n⌉ steps a search of n commits needs, so the
-whole search errs with probability at most α (see docs/bisect.md). A step
-still undecided when its share of --budget (or --max-rounds) is spent
-ends the search, which then names the range that holds the culprit.
+Exit status: 0 when the culprit is found, 2 when there is nothing to
+bisect, 1 when the search could not narrow the range to one commit, or on
+an error.
+
+Examples:
+  perflab bisect v1.4.0 main ./codec -bench Encode --budget 10m
+  perflab bisect v1.4.0 main ./codec -bench Encode --budget 10m --resume   # after Ctrl-C`,
+	more: `
+The search runs over the first-parent history between GOOD and BAD (git
+rev-list --first-parent GOOD..BAD). A midpoint runs twice a round beside
+both current ends, and its contrast (MID/lo)·(MID/hi) decides whether it
+lies past halfway between the ends on the log scale. A step still
+undecided when its share of --budget (or --max-rounds) is spent ends the
+search, which then names the range that holds the culprit. Like ab,
+bisect relinks every build with fresh random layouts between rounds
+(--layout random); --layout fixed links each commit once.
 
 Commits that do not build or lack a benchmark are skipped and named, as
 git bisect skip does. --with FILE adds a file (a benchmark the history did
@@ -53,16 +62,12 @@ packages (a list, or a pattern such as ./...): every step builds one test
 binary per package and commit, rounds interleave all of them, and each
 benchmark is named with its package; --with needs one package.
 
-Exit status: 0 when the culprit is found, 2 when there is nothing to
-bisect, 1 when the search could not narrow the range to one commit, or on
-an error.
-
-Examples:
-  perflab bisect v1.4.0 main ./codec -bench Encode --budget 10m
+More examples:
   perflab bisect v1.4.0 main ./codec -bench . --bench-for BenchmarkEncode/size=1k --measure instructions
   perflab bisect v1.4.0 main ./... -bench . --budget 20m
-  perflab bisect 9f2c1d0 HEAD . -bench Get --with ~/bench/get_bench_test.go --markdown bisect.md
-  perflab bisect v1.4.0 main ./codec -bench Encode --budget 10m --resume   # after Ctrl-C`,
+  perflab bisect 9f2c1d0 HEAD . -bench Get --with ~/bench/get_bench_test.go --markdown bisect.md`,
+	common: []string{"C", "bench", "budget", "min-effect", "bench-for", "measure", "with", "resume", "markdown"},
+	docs:   []string{"docs/bisect.md"},
 }
 
 type bisectFlags struct {

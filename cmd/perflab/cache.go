@@ -43,6 +43,7 @@ Examples:
   perflab cache
   perflab cache prune --keep 500MB
   perflab cache clean --go          # also empty the Go build cache`,
+	docs: []string{"docs/storage.md"},
 }
 
 type cacheFlags struct {

@@ -32,8 +32,8 @@ func (c *common) dbFlag(fs *flag.FlagSet) {
 
 // What --alpha sets, in each command's help.
 const (
-	alphaRuns    = "significance level of the crossover tests along an axis (family-wise across its points); medians, ratios and claim verdicts keep their 95% levels (docs/statistics.md)"
-	alphaAB      = "error rate of the comparison: each unit's m rows are judged on sign-test intervals at 1 − α/m, which hold together at 1 − α; a --fail-on gate fails a row at p·m ≤ α"
+	alphaRuns    = "significance level of the crossover tests along an axis (family-wise across its points); medians, ratios and claim verdicts keep their 95% levels (docs/knees.md)"
+	alphaAB      = "error rate of the comparison: with --rounds each unit's m rows are judged on sign-test intervals at 1 − α/m, which hold together at 1 − α; a sequential run decides them by e-BH at false discovery rate α and prints them at 1 − α·k/m (k decided); a --fail-on gate fails a row at p·m ≤ α"
 	alphaCompare = "false discovery rate: each row's Mann-Whitney U p-value is Benjamini–Hochberg adjusted over its unit's rows, and its interval of Δ is at 1 − α"
 	alphaHistory = "significance level of each change point's permutation test"
 	alphaServe   = "significance level of the pages: crossovers (as run), compared changes (as compare), change points (as history)"
@@ -62,6 +62,7 @@ values), configurations and the published claims it tests.
 Example:
   perflab list
   perflab list poolreuse`,
+	docs: []string{"docs/experiments.md"},
 }
 
 func init() {
@@ -98,25 +99,27 @@ var cmdRun = &command{
 	summary: "run experiments (built-in names or spec files) and report them",
 	usage:   "[EXPERIMENT | SPEC.toml]... [flags]",
 	help: `
-Run executes experiments: each cell (sub-benchmark selection × config) runs
-once per round, rounds are shuffled, and every completed round is committed
-to the database. Without arguments it runs the whole built-in suite.
+Run executes experiments, built-in ones by name or spec files: each cell
+(sub-benchmark selection × config) runs once per round, rounds are
+shuffled, and every completed round is committed to the database. Without
+arguments it runs the whole built-in suite. At the end it prints the
+claims table and writes report.md and report.html beside the run's
+profiles. Ctrl-C stops after discarding the round in flight; completed
+rounds stay stored, and --resume completes the run.
 
-At the end it prints the claims table and writes report.md beside the run's
-profiles. Ctrl-C stops after discarding the round in flight; completed rounds
-stay stored, and the command prints how to report on them.
-
+Examples:
+  perflab run poolreuse --quick
+  perflab run --quick                      # the whole built-in suite
+  perflab run ./bench/spec.toml --rounds 10 --db team.db`,
+	more: `
 Two looks: after the planned rounds the claims' counted checks are judged
 at a third of α; the cells of those still undecided run follow-up rounds
 (each check its own number, at most four times the planned rounds, all
 within a fifth of the planned rounds' time or 30 s), and those checks are
 judged again on all rounds at the rest of α.
---no-follow-up runs exactly the planned rounds, judged once at α.
-
-Examples:
-  perflab run poolreuse --quick
-  perflab run --quick                      # the whole built-in suite
-  perflab run ./bench/spec.toml --rounds 10 --db team.db
+--no-follow-up runs exactly the planned rounds, judged once at α. With
+--budget, --precision or --max-rounds the run samples sequentially
+instead (docs/sequential.md).
 
 Shards: N processes, on N machines, share one run in one PostgreSQL
 database; shard K runs rounds K, K+N, K+2N, … (each round whole on one
@@ -127,6 +130,8 @@ With --shard /3, K is JOB_COMPLETION_INDEX+1 (a Kubernetes Indexed Job).
 
 Instruction counts beside time (valgrind's Cachegrind):
   perflab run ./bench/spec.toml --measure instructions`,
+	common: []string{"quick", "full", "rounds", "budget", "resume", "db", "out", "measure", "no-profile"},
+	docs:   []string{"docs/engine.md", "docs/experiments.md", "docs/sequential.md", "docs/shards.md"},
 }
 
 type runFlags struct {
@@ -400,6 +405,7 @@ restarted) shows as "interrupted", with the command that resumes it.
 Examples:
   perflab runs                  # the runs in perflab's data directory
   perflab runs --db team.db`,
+	docs: []string{"docs/storage.md"},
 }
 
 func init() {
@@ -446,6 +452,7 @@ Examples:
   perflab report            # the latest run, to stdout
   perflab report 3 -o run3.md
   perflab report 3 --html -o run3.html   # charts, tables and claims in one file`,
+	docs: []string{"docs/reports.md"},
 }
 
 func init() {
@@ -539,6 +546,7 @@ medians are the report's.
 
 Example:
   perflab export latest | benchstat -`,
+	docs: []string{"docs/reports.md"},
 }
 
 func init() {
@@ -592,6 +600,7 @@ so its numbers are those of the report's tables.
 Examples:
   go test -bench . -count 6 > new.txt && perflab analyze new.txt
   perflab analyze latest --axis reuse --by variant --json`,
+	docs: []string{"docs/reports.md", "docs/knees.md"},
 }
 
 type analyzeFlags struct {

@@ -21,45 +21,50 @@ var cmdCompare = &command{
 	usage:   "OLD NEW [--fail-on RULES [--require-decision]] [--json]",
 	help: `
 Compare prints, for every benchmark and unit present in both OLD and NEW,
-the medians with their confidence intervals, the change Δ (median ratio − 1)
-with a distribution-free confidence interval, and the Mann-Whitney U
-p-value; then the geomean change per unit over the benchmarks common to
-both (benchmarks in one side only are listed, never averaged in).
-
+the medians with their confidence intervals, the change Δ (median ratio −
+1) with a distribution-free confidence interval and the Mann-Whitney U
+p-value, then the geomean change per unit over the benchmarks both have.
 OLD and NEW are stored runs (an ID, "latest", or "latest~N" for the run N
 before the latest) or files of Go benchmark output ("-" is stdin).
-
-Benchmarks are paired by name and config. When each side has exactly one
-config under different names (a run's "default" against another's
-"go126"), those two are paired; otherwise --map OLD=NEW pairs them
-(repeatable). What only one side has is summarised in a short table.
-
---fail-on makes compare a CI gate: rules are comma-separated, such as
-"sec/op>+5%" (fails on slow-downs of more than 5%) or "req/s<-5%"
-(throughput drops of more than 5%). A rule whose unit no compared
-benchmark reports is an error (a typo would otherwise pass silently), and
-so is a gate with no benchmark in both sides. Without --fail-on, compare
-only reports and exits 0.
-
-` + gateHelp + `
+--fail-on makes it a CI gate: exit 1 when a change is a
+Benjamini-Hochberg discovery whose whole interval lies beyond a limit.
 
 Examples:
   perflab compare 3 4
   perflab compare latest~1 latest --fail-on 'sec/op>+5%,B/op>+10%'
-  perflab compare base.txt pr.txt --fail-on 'sec/op>+5%'
-  perflab compare base.txt pr.txt --fail-on 'sec/op>+5%' --require-decision   # exit 3 when a row is undecided
-  perflab compare 3 4 --map default=go126 --map gogc-off=go126-gogc-off`,
-}
+  perflab compare base.txt pr.txt --fail-on 'sec/op>+5%' --require-decision   # exit 3 when a row is undecided`,
+	more: `
+Benchmarks in one side only are listed, never averaged in. Benchmarks
+are paired by name and config. When each side has exactly one config
+under different names (a run's "default" against another's "go126"),
+those two are paired; otherwise --map OLD=NEW pairs them (repeatable).
+What only one side has is summarised in a short table.
 
-// gateHelp says how a --fail-on gate rules on rows and how it exits:
-// the help of every command with a gate quotes it.
-const gateHelp = `The gate rules on every compared row of a rule's unit:
-  beyond     the change is a discovery under the Benjamini-Hochberg
+--fail-on rules are comma-separated, such as "sec/op>+5%" (fails on
+slow-downs of more than 5%) or "req/s<-5%" (throughput drops of more than
+5%). A rule whose unit no compared benchmark reports is an error (a typo
+would otherwise pass silently), and so is a gate with no benchmark in
+both sides. Without --fail-on, compare only reports and exits 0.
+
+` + gateRulesHelp(`the change is a discovery under the Benjamini-Hochberg
              procedure at --alpha (false discovery rate) among all rows of
              the rule's unit, AND its whole confidence interval lies beyond
              the limit: the row is marked FAIL. So chance hits among
              hundreds of benchmarks, noise and changes too small to matter
-             do not fail a build.
+             do not fail a build.`) + `
+
+More examples:
+  perflab compare base.txt pr.txt --fail-on 'sec/op>+5%'
+  perflab compare 3 4 --map default=go126 --map gogc-off=go126-gogc-off`,
+	common: []string{"fail-on", "require-decision", "json", "map", "db"},
+	docs:   []string{"docs/ci.md", "docs/reports.md"},
+}
+
+// gateRulesHelp is the help of a gate's rulings and exit codes; beyond
+// says when a row fails, indented as the rest.
+func gateRulesHelp(beyond string) string {
+	return `The gate rules on every compared row of a rule's unit:
+  beyond     ` + beyond + `
   within     the whole interval lies on the allowed side of the limit (or
              every value is the same on both sides): the row reads as it
              would without a gate.
@@ -84,6 +89,7 @@ Exit codes:
      compared benchmark reports
   3  with --require-decision: a gated row is undecided, none beyond a
      limit`
+}
 
 // gateFlags are a gate's flags: its rules and whether a row it cannot
 // decide fails it.
@@ -93,7 +99,7 @@ type gateFlags struct {
 }
 
 func (g *gateFlags) declare(fs *flag.FlagSet) {
-	fs.StringVar(&g.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%,B/op>+10%': exit 1 on a change that is a Benjamini-Hochberg discovery wholly beyond a limit; rows whose interval still holds a limit are printed as undecided")
+	fs.StringVar(&g.failOn, "fail-on", "", "gate `rules`, e.g. 'sec/op>+5%,B/op>+10%': exit 1 on a change wholly beyond a limit that is a discovery at --alpha (the command's help --all says which); rows whose interval still holds a limit are printed as undecided")
 	fs.BoolVar(&g.requireDecision, "require-decision", false, "with --fail-on: exit 3 when a gated row is undecided (its interval holds a limit, or there is none), after printing everything")
 }
 

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // The docs' consistency with the code: every perflab flag, help topic
@@ -28,7 +32,15 @@ import (
 //   - a code span that is a path in the repository ("engine/layout.go",
 //     "docs/ci.md": a name with a slash and an extension, not a
 //     placeholder such as DIR/ or run-<id>/), and a Markdown link to a
-//     file: the file exists.
+//     file: the file exists; a link's #fragment is a heading of the file
+//     it names (or of the doc itself);
+//   - a code span that names Go code of the module: "pkg.Name" and
+//     "pkg.Type.Member" (pkg a package of the module) are declared there,
+//     "Type.Member" on some type of that name, and a bare identifier in
+//     camelCase ("fitObservations") or a test's name ("TestCalibration")
+//     is declared somewhere in the module, so a renamed function, field or
+//     test leaves no stale name behind. (A bare exported name such as
+//     "InPlaceUnion" may be another module's: it is not checked.)
 //
 // Prose is not read: a flag or file named outside code or a link is
 // beyond this test.
@@ -53,6 +65,7 @@ func docFiles(t *testing.T, root string) []string {
 
 func TestDocsNameWhatExists(t *testing.T) {
 	root := filepath.Join("..", "..")
+	loadGoNames(t, root)
 	checked := 0
 	for _, name := range docFiles(t, root) {
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
@@ -76,6 +89,7 @@ func TestDocsNameWhatExists(t *testing.T) {
 // output lines and placeholders around them.
 func TestDocProblemsCatchPlanted(t *testing.T) {
 	root := filepath.Join("..", "..")
+	loadGoNames(t, root)
 	tests := []struct {
 		name, text string
 		want       []string // each a problem's substring, in order; none: no problem
@@ -93,6 +107,12 @@ func TestDocProblemsCatchPlanted(t *testing.T) {
 		{"prose, output lines and placeholders", "perflab runs --frob in prose is not read.\n```\nperflab bisect: skipping a4: does not build\nperflab: round 3/6 stored\n```\n`DIR/runs/run-<id>/report.md`, `$CACHE/src/rev-<hash>/`, `report.md`, [ab](ab.md) and [web](https://go.dev/x.md)", nil},
 		{"a real command line", "`go run ./cmd/perflab run --quick`, `perflab help storage`, `perflab help ab`, `perflab help COMMAND`, `perflab cache prune --keep 500MB`, `--layout random|fixed`", nil},
 		{"another program's flag in prose, a comment, a diagram", "Cachegrind runs with `--cache-sim=yes`.\n```\n# perflab is not on the proxy\ncmd/perflab and serve: flags in\n```\n", nil},
+		{"a link to a heading that is not there", "See [the calibration](calibration.md#the-sequence) and [below](#nowhere).\n\n## Here\n", []string{`x.md:1: link calibration.md#the-sequence: no such heading`, `x.md:1: link #nowhere: no such heading`}},
+		{"a link to a heading that is there", "See [what is estimated](calibration.md#what-is-estimated) and [here](#here-too).\n\n## Here, too\n", nil},
+		{"a stale function of a package", "Grouped by `analysis.Options.LayoutOf` and `findings.InitialRoundsFour`.", []string{`x.md:1: analysis.Options.LayoutOf is not declared`, `x.md:1: findings.InitialRoundsFour is not declared`}},
+		{"a stale member of a type", "As `Options.LayoutOf` says.", []string{`x.md:1: no type Options declares LayoutOf`}},
+		{"a stale identifier", "See `fitObservation` and `TestCalibrations`.", []string{`x.md:1: fitObservation is not declared`, `x.md:1: TestCalibrations is not declared`}},
+		{"Go names that exist, and others that are no Go names", "`analysis.Options.ClusterOf`, `store.Plan.ClusterOf`, `store.AddRound`, `Options.Paired`, `gotest.Build.CPUTime`, `fitObservations`, `TestCalibration`, `engine.Options{Anytime: true}`, `README.md`, `debug.FreeOSMemory`, `benchfmt.Result`, `BenchmarkEncode`, `GitHub`, `InPlaceUnion`, `NaN`, `StartTimer`, `noise_cv`", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,13 +170,35 @@ func docProblems(root, name, text string) (probs []string, checked int) {
 			}
 			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
 				target := m[1]
-				if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 					continue
 				}
-				target, _, _ = strings.Cut(target, "#")
+				target, frag, _ := strings.Cut(target, "#")
 				checked++
-				if _, err := os.Stat(filepath.Join(root, filepath.Dir(filepath.FromSlash(name)), filepath.FromSlash(target))); err != nil {
+				file := filepath.Join(root, filepath.Dir(filepath.FromSlash(name)), filepath.FromSlash(target))
+				if target == "" {
+					file = filepath.Join(root, filepath.FromSlash(name))
+				}
+				st, err := os.Stat(file)
+				if err != nil && target != "" {
 					say(n, "link %s does not exist", target)
+					continue
+				}
+				if frag == "" || !strings.HasSuffix(file, ".md") || err == nil && st.IsDir() {
+					continue
+				}
+				checked++
+				heads := anchorsOf(text)
+				if target != "" {
+					b, err := os.ReadFile(file)
+					if err != nil {
+						say(n, "link %s: %v", target, err)
+						continue
+					}
+					heads = anchorsOf(string(b))
+				}
+				if !heads[frag] {
+					say(n, "link %s#%s: no such heading", target, frag)
 				}
 			}
 		}
@@ -170,9 +212,42 @@ func docProblems(root, name, text string) (probs []string, checked int) {
 	return probs, checked
 }
 
+// anchorsOf is the set of link fragments a Markdown text's headings
+// give, as GitHub makes them: lower case, punctuation dropped, spaces
+// made hyphens, a repeated one suffixed -1, -2, ….
+func anchorsOf(text string) map[string]bool {
+	out := map[string]bool{}
+	fence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+		}
+		if fence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		for i := 1; out[a]; i++ {
+			a = fmt.Sprintf("%s-%d", b.String(), i)
+		}
+		out[a] = true
+	}
+	return out
+}
+
 // codeProblems checks one code span or fenced line, saying each problem.
 func codeProblems(root, code string, say func(format string, args ...any)) (checked int) {
 	code = strings.TrimSpace(code)
+	checked += goNameProblems(code, say)
 	if repoPath.MatchString(code) && !strings.HasPrefix(code, "../") {
 		checked++
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(code))); err != nil {
@@ -252,4 +327,173 @@ func anyDeclares(flag string) bool {
 		}
 	}
 	return false
+}
+
+// goDecl is what the module's Go files declare.
+var goDecl struct {
+	pkgs  map[string]map[string]bool // package name → "Name", "Type.Member" and ".Member"
+	types map[string]map[string]bool // type name → its members, in any package
+	all   map[string]bool            // every name declared anywhere, members included
+}
+
+// loadGoNames reads the declarations of every Go file under root (tests
+// and testdata included), once.
+func loadGoNames(t *testing.T, root string) {
+	t.Helper()
+	if goDecl.all != nil {
+		return
+	}
+	pkgs, types, all := map[string]map[string]bool{}, map[string]map[string]bool{}, map[string]bool{}
+	add := func(pkg, name string) {
+		if pkgs[pkg] == nil {
+			pkgs[pkg] = map[string]bool{}
+		}
+		pkgs[pkg][name] = true
+		if typ, member, ok := strings.Cut(name, "."); ok {
+			pkgs[pkg]["."+member] = true // a method or field of some type of pkg
+			if types[typ] == nil {
+				types[typ] = map[string]bool{}
+			}
+			types[typ][member] = true
+			all[member] = true
+		} else {
+			all[name] = true
+		}
+	}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil // a file that does not parse (testdata of errors) declares nothing
+		}
+		pkg := f.Name.Name
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv != nil && len(d.Recv.List) == 1 {
+					add(pkg, recvType(d.Recv.List[0].Type)+"."+d.Name.Name)
+				} else {
+					add(pkg, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch sp := spec.(type) {
+					case *ast.TypeSpec:
+						add(pkg, sp.Name.Name)
+						addMembers(pkg, sp.Name.Name, sp.Type, add)
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							add(pkg, n.Name)
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || len(pkgs) < 10 {
+		t.Fatalf("reading the module's Go declarations under %s: %v (%d packages)", root, err, len(pkgs))
+	}
+	goDecl.pkgs, goDecl.types, goDecl.all = pkgs, types, all
+}
+
+// recvType is the name of a method's receiver type.
+func recvType(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return recvType(x.X)
+	case *ast.IndexExpr:
+		return recvType(x.X)
+	case *ast.IndexListExpr:
+		return recvType(x.X)
+	case *ast.Ident:
+		return x.Name
+	}
+	return ""
+}
+
+// addMembers adds a struct's fields and an interface's methods.
+func addMembers(pkg, typ string, e ast.Expr, add func(pkg, name string)) {
+	var fields *ast.FieldList
+	switch x := e.(type) {
+	case *ast.StructType:
+		fields = x.Fields
+	case *ast.InterfaceType:
+		fields = x.Methods
+	default:
+		return
+	}
+	for _, f := range fields.List {
+		for _, n := range f.Names {
+			add(pkg, typ+"."+n.Name)
+		}
+		if len(f.Names) == 0 { // embedded: its name is a member
+			if name := recvType(f.Type); name != "" {
+				add(pkg, typ+"."+name)
+			} else if sel, ok := f.Type.(*ast.SelectorExpr); ok {
+				add(pkg, typ+"."+sel.Sel.Name)
+			}
+		}
+	}
+}
+
+var (
+	// qualifiedName is pkg.Name or pkg.Type.Member, a call's parentheses
+	// aside.
+	qualifiedName = regexp.MustCompile(`^([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?(?:\(\))?$`)
+	// memberName is Type.Member.
+	memberName = regexp.MustCompile(`^([A-Z][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?$`)
+	// camelName is an identifier no English word is, and no other
+	// module's exported name: lower camelCase ("fitObservations"), or a
+	// test's name ("TestCalibration", "FuzzParse").
+	camelName = regexp.MustCompile(`^(?:[a-z]+[0-9]*[A-Z][A-Za-z0-9]*|(?:Test|Fuzz)[A-Z][A-Za-z0-9_]*)$`)
+	// fileExt is the extension of a file name, which Type.Member would
+	// otherwise read (README.md).
+	fileExt = regexp.MustCompile(`^(?:md|go|mod|sum|toml|txt|json|yaml|yml|sh|py|csv|gz|html|svg|db|test|hlog|pprof|out)$`)
+)
+
+// goNameProblems checks a code span that names Go code of the module.
+func goNameProblems(code string, say func(format string, args ...any)) (checked int) {
+	if m := qualifiedName.FindStringSubmatch(code); m != nil {
+		decl, ok := goDecl.pkgs[m[1]]
+		if !ok {
+			return 0 // another module's package (benchfmt, debug)
+		}
+		name := m[2]
+		if m[3] != "" {
+			name += "." + m[3]
+		}
+		// pkg.Method names a method of the package's types, as
+		// "store.AddRound" names (*store.DB).AddRound.
+		if !decl[name] && (m[3] != "" || !decl["."+name]) {
+			say("%s is not declared", strings.TrimSuffix(code, "()"))
+		}
+		return 1
+	}
+	if m := memberName.FindStringSubmatch(code); m != nil && !fileExt.MatchString(m[2]) {
+		members, ok := goDecl.types[m[1]]
+		if !ok {
+			return 0 // no type of that name here: another module's, or no Go
+		}
+		if !members[m[2]] {
+			say("no type %s declares %s", m[1], m[2])
+		}
+		return 1
+	}
+	if camelName.MatchString(code) {
+		if !goDecl.all[code] {
+			say("%s is not declared", code)
+		}
+		return 1
+	}
+	return 0
 }

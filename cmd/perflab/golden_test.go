@@ -88,6 +88,8 @@ var goldenCases = []goldenCase{
 	{name: "help-ab", args: []string{"help", "ab"}},
 	{name: "help-bisect", args: []string{"help", "bisect"}},
 	{name: "help-compare", args: []string{"help", "compare"}},
+	{name: "help-ab-all", args: []string{"help", "ab", "--all"}},
+	{name: "help-spec", args: []string{"help", "spec"}},
 
 	// Measured: ab of a commit that does ten times the work.
 	{name: "ab", live: true, code: 1, stderr: true, files: []string{"summary.md"},

@@ -28,6 +28,7 @@ at several GOMAXPROCS values.
 Examples:
   perflab history BenchmarkPool/mode=serial/size=64/variant=plain/reuse=25
   perflab history Pool/mode=serial/size=64/variant=syncpool/reuse=50 --unit B/op`,
+	docs: []string{"docs/reports.md"},
 }
 
 type historyFlags struct {

@@ -21,6 +21,7 @@ claims, an [analysis] axis), then run it with "perflab run FILE".
 
 Example:
   perflab init ./codec -bench Encode -o codec.toml && perflab run codec.toml --quick`,
+	docs: []string{"docs/experiments.md"},
 }
 
 func init() {

@@ -29,6 +29,7 @@ Example:
   perflab k8s poolreuse --shards 4 --image registry.example/perflab:1 \
     --run-key poolreuse-2026-11-22 --seed 7 --secret perflab-db --cpus 4 --memory 8Gi -- --quick > job.json
   kubectl apply -f job.json`,
+	docs: []string{"docs/shards.md"},
 }
 
 type k8sFlags struct {

@@ -44,6 +44,7 @@ Examples:
   perflab load http://127.0.0.1:8080/order/42 --rate 1000 --duration 5s
   perflab load http://localhost:8080/ --conns 32 --duration 10s --cpus 0
   perflab load http://127.0.0.1:8080/ --rate 5k --hdr-log step.hlog --bench-out step.txt`,
+	docs: []string{"docs/experiments.md"},
 }
 
 type loadFlags struct {

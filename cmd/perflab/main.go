@@ -25,8 +25,18 @@ type command struct {
 	name    string
 	summary string
 	usage   string // after "perflab NAME "
-	help    string // long help with an example
-	run     func(args []string, stdout, stderr io.Writer) error
+	// help is what "perflab help NAME" and "perflab NAME -h" print: what
+	// the command does in a few lines, and an example or two.
+	help string
+	// more is the rest, which "perflab help NAME --all" adds after help:
+	// how it works, what it prints, its exit codes.
+	more string
+	// common names the most used flags, which the short help lists;
+	// "--all" lists every flag. None: the short help lists every flag.
+	common []string
+	// docs are the repository's docs that say more (paths from its root).
+	docs []string
+	run  func(args []string, stdout, stderr io.Writer) error
 }
 
 // commands is every subcommand, in usage order. Each command's file
@@ -57,9 +67,11 @@ Start with:
   perflab list                      the built-in experiments and their claims
   perflab run --quick               the built-in suite, quick (under 15 minutes), then its reports
 
-Run "perflab help <command>" for a command's flags and examples,
-"perflab help spec" for the format of a spec file, and "perflab help
-storage" for where runs, reports and cached test binaries are kept.
+Run "perflab help <command>" for what a command does, its most used flags
+and an example ("perflab help <command> --all": every flag and the
+details), "perflab help spec" for the format of a spec file, and
+"perflab help storage" for where runs, reports and cached test binaries
+are kept.
 `)
 }
 
@@ -117,21 +129,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	resetNotes(stderr)
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
-		if len(args) > 1 {
-			if c := find(args[1]); c != nil {
-				printHelp(stdout, c)
-				return exitOK
-			}
-			if t, ok := helpTopics[args[1]]; ok {
-				fmt.Fprint(stdout, t())
-				return exitOK
-			}
-			fmt.Fprintf(stderr, "perflab: unknown command %q\n\n", args[1])
-			usage(stderr)
-			return exitUsage
-		}
-		usage(stdout)
-		return exitOK
+		return helpCommand(args[1:], stdout, stderr)
 	}
 	c := find(name)
 	if c == nil {
@@ -167,14 +165,83 @@ func find(name string) *command {
 	return nil
 }
 
-func printHelp(w io.Writer, c *command) {
+// helpCommand is "perflab help [COMMAND|TOPIC] [--all]".
+func helpCommand(args []string, stdout, stderr io.Writer) int {
+	var names []string
+	all := false
+	for _, a := range args {
+		switch a {
+		case "--all", "-all":
+			all = true
+		default:
+			names = append(names, a)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		usage(stdout)
+		return exitOK
+	case len(names) > 1:
+		fmt.Fprintf(stderr, "perflab help: want one command or topic, got %q\n", names)
+		return exitUsage
+	}
+	if c := find(names[0]); c != nil {
+		printHelp(stdout, c, all)
+		return exitOK
+	}
+	if t, ok := helpTopics[names[0]]; ok {
+		fmt.Fprint(stdout, t(all))
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "perflab: unknown command %q\n\n", names[0])
+	usage(stderr)
+	return exitUsage
+}
+
+// printHelp writes a command's help: with all, its details and every
+// flag; without, its most used flags and where the rest is.
+func printHelp(w io.Writer, c *command, all bool) {
 	fmt.Fprintf(w, "Usage: perflab %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.help))
+	if all && c.more != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.more))
+	}
 	fs := c.flags()
+	hidden := false
 	if fs != nil {
-		fmt.Fprint(w, "\nFlags:\n")
+		title := "Flags:"
+		if !all && len(c.common) > 0 {
+			fs, hidden = commonFlags(fs, c.common)
+			title = "Most used flags:"
+		}
+		fmt.Fprintf(w, "\n%s\n", title)
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
+	fmt.Fprintln(w)
+	if !all && (hidden || c.more != "") {
+		what := "The details"
+		if hidden {
+			what = "Every flag and the details"
+		}
+		fmt.Fprintf(w, "%s: perflab help %s --all\n", what, c.name)
+	}
+	if len(c.docs) > 0 {
+		fmt.Fprintf(w, "Docs: %s\n", strings.Join(c.docs, ", "))
+	}
+}
+
+// commonFlags is the flag set holding only the named flags of fs, and
+// whether fs has others.
+func commonFlags(fs *flag.FlagSet, names []string) (*flag.FlagSet, bool) {
+	sub := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	for _, n := range names {
+		if f := fs.Lookup(n); f != nil {
+			sub.Var(f.Value, f.Name, f.Usage)
+		}
+	}
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return sub, n > len(names)
 }
 
 // flags returns the command's flag set, for help output.
@@ -225,7 +292,7 @@ func parse(c *command, fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				printHelp(stderr, c)
+				printHelp(stderr, c, false)
 				return nil, flag.ErrHelp
 			}
 			fmt.Fprintf(stderr, "perflab %s: %v\nRun \"perflab help %s\" for usage.\n", c.name, err, c.name)

@@ -38,6 +38,7 @@ Example:
   perflab serve                      # http://127.0.0.1:8080/
   perflab serve --addr 127.0.0.1:0   # any free port
   perflab serve --addr 0.0.0.0:8080 --allow-remote   # every interface, for machines you trust`,
+	docs: []string{"docs/reports.md"},
 }
 
 type serveFlags struct {

@@ -35,6 +35,7 @@ POST /debug/perflab/guard?rate=R (0 turns it off).
 Example:
   perflab target orders --profile baseline --cpus 1 &
   perflab load http://127.0.0.1:8080/order/42 --header "Authorization: Bearer perflab" --rate 1000 --duration 5s --cpus 0`,
+	docs: []string{"docs/experiments.md"},
 }
 
 func profileHelp() string {

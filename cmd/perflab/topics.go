@@ -1,17 +1,110 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/spec"
 	"github.com/perflab/perflab/store"
 )
 
-// helpTopics are "perflab help TOPIC" pages that are not commands.
-var helpTopics = map[string]func() string{
-	"spec": func() string {
-		return "The spec format (perflab run SPEC.toml; perflab init writes one to start from).\n\n" + spec.Doc()
-	},
-	"storage": storageHelp,
+// helpTopics are "perflab help TOPIC" pages that are not commands; all
+// asks for the whole page ("perflab help TOPIC --all").
+var helpTopics = map[string]func(all bool) string{
+	"spec":    specHelp,
+	"storage": func(bool) string { return storageHelp() },
+}
+
+// specHelp is "perflab help spec": a small spec and the sections of the
+// format, or with all the whole format (package spec's documentation).
+func specHelp(all bool) string {
+	const title = "The spec format (perflab run SPEC.toml; perflab init writes one to start from).\n\n"
+	if all {
+		return title + spec.Doc()
+	}
+	return title + `A spec is a TOML file that says which benchmarks to run, over which
+sweep axes, under which build and runtime configurations, and which
+claims the results are checked against. Decoding is strict: an unknown
+key, a value of the wrong type or a missing field is an error that names
+the file and line.
+
+A small spec (BenchmarkReuse reads its axes as sub-benchmarks,
+BenchmarkReuse/variant=syncpool/reuse=50):
+
+` + indent(smallSpec, "    ") + `
+` + wrapText(`Run it with "perflab run reuse.toml --quick". The whole format, section by section (`+strings.Join(specSections(), ", ")+`): perflab help spec --all.`, 72) + "\n"
+}
+
+// smallSpec is the example of "perflab help spec"; a test parses it.
+const smallSpec = `name       = "syncpool-reuse"
+driver     = "gotest"
+package    = "./bench"              # relative to this file's directory
+benchmarks = ["BenchmarkReuse"]
+
+[[axis]]
+key   = "variant"
+quick = ["plain", "syncpool"]
+
+[[axis]]
+key   = "reuse"
+quick = [0, 50, 100]
+full  = [0, 10, 25, 50, 75, 90, 100]
+
+[mode.quick]
+rounds    = 6
+benchtime = "50ms"
+
+[mode.full]
+rounds    = 20
+benchtime = "1000x"
+
+[[config]]
+name = "base"
+
+[[config]]
+name = "gogc-off"
+gogc = "off"
+
+[analysis]
+axis     = "reuse"                  # knees and crossovers along it
+by       = "variant"                # each value against the baseline
+baseline = "plain"
+
+[[claim]]
+id   = "pool-wins-when-reused"
+text = "With 50% reuse, sync.Pool is at least 2x faster than make."
+
+  [[claim.check]]
+  kind  = "ratio"
+  where = "reuse=50"
+  num   = "variant=syncpool"
+  den   = "variant=plain"
+  op    = "<"
+  value = 0.5
+`
+
+// specSections are the headings of the spec format's documentation, in
+// lower case.
+func specSections() []string {
+	var out []string
+	lines := strings.Split(spec.Doc(), "\n")
+	for i, l := range lines {
+		if i > 0 && lines[i-1] == "" && l != "" && strings.ToUpper(l) == l && strings.ToLower(l) != l {
+			out = append(out, strings.ToLower(l))
+		}
+	}
+	return out
+}
+
+// indent prefixes every non-empty line of s.
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // storageHelp is "perflab help storage": where runs, reports and caches
