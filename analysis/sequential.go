@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"sort"
 	"sync"
 )
 
@@ -88,25 +87,18 @@ func AnytimeLogs(d []float64, confidence float64, target int) Ratio {
 	return r
 }
 
-// anytimeE is the e-value for a zero median of sorted log-ratios s: the
-// mean of the two one-sided mixtures, one in the count of log-ratios ≤ 0
-// (large when the median is above 0), one in the count ≥ 0. Each is a
-// nonnegative supermartingale with mean ≤ 1 under a zero median, so is
-// their mean, and stopped at any round it is an e-value (for e-BH across
-// rows, EBH). 1/E ≤ P.
+// anytimeE is the e-value for a zero median of sorted log-ratios s: half
+// the mixture of the side the log-ratios lean to, M_t(min(#{d ≤ 0},
+// #{d ≥ 0}))/2, so that P = min(1, 1/E) and the interval at 1 − a
+// excludes no change exactly when E ≥ 1/a. It is at most the mean of the
+// two one-sided mixtures, each a nonnegative supermartingale with mean
+// ≤ 1 under a zero median, so its mean is ≤ 1 too, and stopped at any
+// round it is an e-value (for e-BH across rows, EBH, whose discoveries
+// are then exactly the rows whose intervals at its level exclude 1).
 func anytimeE(b *medianBoundary, s []float64) float64 {
-	atMost := sort.Search(len(s), func(i int) bool { return s[i] > 0 })
-	atLeast := len(s) - sort.Search(len(s), func(i int) bool { return s[i] >= 0 })
-	t := float64(len(s))
-	return logSumHalf(b.logMixture(t, float64(atMost)), b.logMixture(t, float64(atLeast)))
+	return math.Exp(b.logMixture(float64(len(s)), float64(signCount(s))) - math.Ln2)
 }
 
-// logSumHalf is (e^a + e^b)/2, computed without overflow to +Inf before
-// it must.
-func logSumHalf(a, b float64) float64 {
-	hi, lo := math.Max(a, b), math.Min(a, b)
-	return math.Exp(hi + math.Log1p(math.Exp(lo-hi)) - math.Ln2)
-}
 
 // RoundsToHalfWidth estimates how many rounds in all the median's
 // confidence sequence needs for its half-width (on the log scale) to reach

@@ -54,8 +54,8 @@ func TestPairedEBH(t *testing.T) {
 		decided, falseD, byBonf := 0, 0, 0
 		for _, r := range res.Rows {
 			signif := r.Verdict == Slower || r.Verdict == Faster
-			if signif != r.Ratio.Excludes(1) {
-				t.Fatalf("run %d, %s: verdict %q with interval [%.4f, %.4f]", run, r.Name, r.Verdict, r.Ratio.Lo, r.Ratio.Hi)
+			if signif != r.Ratio.Excludes(1) || signif != (r.PAdj <= alpha) {
+				t.Fatalf("run %d, %s: verdict %q with interval [%.4f, %.4f], adjusted p %.4g", run, r.Name, r.Verdict, r.Ratio.Lo, r.Ratio.Hi, r.PAdj)
 			}
 			if signif {
 				decided++

@@ -63,7 +63,7 @@ type PairedRow struct {
 	Old     Stat           `json:"old"`
 	New     Stat           `json:"new"`
 	Ratio   analysis.Ratio `json:"ratio"`       // new/old, paired by round
-	PAdj    float64        `json:"p_adj"`       // adjusted for the unit's rows (Bonferroni: p × rows, at most 1)
+	PAdj    float64        `json:"p_adj"`       // adjusted for the unit's rows: Bonferroni (p × rows, at most 1); in a sequential run Benjamini–Hochberg on the anytime p-values (e-BH)
 	Signif  bool           `json:"significant"` // the interval excludes 1 (equivalently PAdj ≤ α)
 	Same    bool           `json:"same"`        // every value on both sides is the same (e.g. 0 allocs/op)
 	// Zero marks a row whose medians are 0 on both sides, each with the
@@ -348,6 +348,21 @@ func paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			r := &res.Rows[i]
 			r.Ratio = uopt.Paired(rowMaps[i][0], rowMaps[i][1])
 			r.PAdj = math.Min(1, r.Ratio.P*float64(len(idx)))
+		}
+		if opt.Anytime {
+			// e-BH on e-values 1/P is Benjamini–Hochberg on the anytime
+			// p-values: a row's adjusted p-value is ≤ α exactly when it
+			// is one of the discoveries, whose intervals exclude 1.
+			ps := make([]float64, len(idx))
+			for j, i := range idx {
+				ps[j] = res.Rows[i].Ratio.P
+			}
+			for j, p := range analysis.BH(ps) {
+				res.Rows[idx[j]].PAdj = p
+			}
+		}
+		for _, i := range idx {
+			r := &res.Rows[i]
 			r.Signif = r.Ratio.Excludes(1) && !r.Zero
 			r.Verdict = judge(r.Unit, r.Ratio, r.Signif, r.Same || r.Zero, units)
 		}
