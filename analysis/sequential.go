@@ -99,7 +99,6 @@ func anytimeE(b *medianBoundary, s []float64) float64 {
 	return math.Exp(b.logMixture(float64(len(s)), float64(signCount(s))) - math.Ln2)
 }
 
-
 // RoundsToHalfWidth estimates how many rounds in all the median's
 // confidence sequence needs for its half-width (on the log scale) to reach
 // h, given the current log-ratios d, searched up to limit (returned when
