@@ -41,7 +41,7 @@ import (
 // baseline_test.go) run on the same draws and are reported beside them.
 //
 // `go test ./analysis -run TestCalibration -v -calibrate` runs 2000
-// sequences per cell (the figures quoted in docs/sequential.md) instead of
+// sequences per cell (the figures quoted in docs/calibration.md) instead of
 // the default 400 sequential and 2000 fixed ones.
 
 var calibrate = flag.Bool("calibrate", false, "run the paired rules' calibration with 2000 sequential runs per cell and print the full table")

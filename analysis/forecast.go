@@ -43,7 +43,7 @@ const forecastPaths = 41
 // that wanders across the boundary early stops there. On rounds
 // resampled from the recorded noise of analysis/testdata/noise, the
 // range held the round the rule in fact decided at in about 80–90% of
-// rows (docs/sequential.md). The paths are seeded from d, so the same
+// rows (docs/calibration.md). The paths are seeded from d, so the same
 // rounds give the same forecast.
 func ForecastDecision(d []float64, confidence float64, target, limit int, decided func(lo, hi float64) bool) Forecast {
 	s := sortedFinite(d)

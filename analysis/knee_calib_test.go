@@ -16,7 +16,7 @@ import (
 // found within one grid step, under Gaussian, one-sided-burst and skewed
 // noise. The default run asserts on a moderate number of series; with
 // PERFLAB_CALIBRATE=1 (or -calibrate-knees below) it runs the full tables
-// quoted in docs/statistics.md and prints them.
+// quoted in docs/knees.md and prints them.
 //
 //	PERFLAB_CALIBRATE=1 go test ./analysis -run 'TestKnee(OutsideFamilies|HingeRecovery)' -v
 //

@@ -59,7 +59,7 @@ const (
 	// cpuProcessTime is the CPU time inside the timed loop a run deciding
 	// on cpu-sec/op gives each process, budget permitting;
 	// cpuMinProcessTime the least it gives. Measured on the 2-core
-	// reference machine with the planted pair (docs/sequential.md), the
+	// reference machine with the planted pair (docs/units.md), the
 	// per-round spread of the in-process CPU-time ratio fell only slowly
 	// with the process's length (under noisy-neighbour: SD 3.3% at 30 ms,
 	// 2.5-3.3% at 0.1 s, 2.0% at 0.2 s), so its variance per second of
@@ -610,7 +610,7 @@ func (r *rounds) profileReserve() time.Duration {
 // readers to judge: flagged rounds are reported and kept in every
 // statistic, since on this project's 2-core test machine the per-round
 // log-ratios of flagged rounds were no more variable than the others'
-// (docs/sequential.md), so leaving them out only discarded a quarter of
+// (docs/measurements.md), so leaving them out only discarded a quarter of
 // the rounds.
 func (r *rounds) noiseBefore(ctx context.Context) error {
 	n, err := env.Noise(ctx, 10)

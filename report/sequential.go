@@ -139,7 +139,7 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 			strings.Join(q.Fixed, ", "), q.Initial)
 	}
 	if undecided && d.Unit == "sec/op" {
-		t.hint = "wall time is inflated whenever another job takes the CPU; on a shared machine add --unit cpu-sec/op (the timed loop's CPU time per op, which preemption does not inflate; docs/sequential.md)"
+		t.hint = "wall time is inflated whenever another job takes the CPU; on a shared machine add --unit cpu-sec/op (the timed loop's CPU time per op, which preemption does not inflate; docs/units.md)"
 	}
 	return t
 }
