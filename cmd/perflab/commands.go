@@ -170,11 +170,8 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 
 func init() {
 	define(cmdRun, func(f *runFlags, pos []string, stdout, stderr io.Writer) error {
-		if f.quick && f.full {
-			return errors.New("--quick and --full exclude each other")
-		}
-		if _, err := spec.ParseMeasure(f.measure); err != nil {
-			return fmt.Errorf("--%w", err)
+		if err := f.checkFlags(); err != nil {
+			return err
 		}
 		mode := "full"
 		if f.quick {
@@ -185,9 +182,6 @@ func init() {
 			if f.cache, err = builtin.CacheDir(); err != nil {
 				return err
 			}
-		}
-		if err := f.seq.check(); err != nil {
-			return err
 		}
 		if f.newRun && f.resume.ref == "" {
 			return errors.New("--new-run goes with --resume RUN")
@@ -245,6 +239,18 @@ func init() {
 		}
 		return nil
 	})
+}
+
+// checkFlags refuses what run cannot do with its flags alone, before
+// anything is loaded or stored.
+func (f *runFlags) checkFlags() error {
+	if f.quick && f.full {
+		return errors.New("--quick and --full exclude each other")
+	}
+	if _, err := spec.ParseMeasure(f.measure); err != nil {
+		return fmt.Errorf("--%w", err)
+	}
+	return f.seq.check()
 }
 
 // resumeRun completes a stored run's missing rounds.

@@ -231,7 +231,12 @@ func parse(c *command, fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 			fmt.Fprintf(stderr, "perflab %s: %v\nRun \"perflab help %s\" for usage.\n", c.name, err, c.name)
 			return nil, errUsage
 		}
-		args = fs.Args()
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			// Parse ended at "--" and consumed it.
+			return append(pos, rest...), nil
+		}
+		args = rest
 		if len(args) == 0 {
 			return pos, nil
 		}

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/perflab/perflab/engine"
+	"github.com/perflab/perflab/launch"
 	"github.com/perflab/perflab/store"
 )
 
@@ -96,4 +100,111 @@ func noteMissing(ctx context.Context, w io.Writer, db *store.DB, r *store.Run) {
 	}
 	fmt.Fprintf(w, "perflab: run %d: the report covers the %d of %d planned rounds stored%s\n", r.ID, len(done), r.RoundsPlanned, missingRounds(r.RoundsPlanned, stored))
 	shardProgress(ctx, w, db, *r)
+}
+
+// launchFlags are the flags every launcher command shares: which run, in
+// how many shards, and what each worker gets.
+type launchFlags struct {
+	sh     launch.Shards
+	name   string
+	cpus   int
+	memory string
+}
+
+func (f *launchFlags) declare(fs *flag.FlagSet, memory string) {
+	fs.IntVar(&f.sh.N, "shards", 0, "number of shards `N`")
+	fs.StringVar(&f.sh.RunKey, "run-key", "", "the `KEY` all shards name the run by")
+	fs.Int64Var(&f.sh.Seed, "seed", 0, "planner seed of every shard (0: derived from the run key)")
+	fs.StringVar(&f.name, "name", "", "job `name` (default: perflab- and the run key)")
+	fs.IntVar(&f.cpus, "cpus", 2, "whole `CPUs` per shard")
+	fs.StringVar(&f.memory, "memory", memory, "memory per shard")
+}
+
+// shards reads the worker's command from pos ("run" or "ab" first;
+// without either, run) and checks the command line every worker will run
+// with the command's own flags, so no launcher writes a job whose every
+// worker fails.
+func (f *launchFlags) shards(pos []string) (launch.Shards, error) {
+	sh := f.sh
+	sh.Command = "run"
+	if len(pos) > 0 && slices.Contains(launch.Commands, pos[0]) {
+		sh.Command, pos = pos[0], pos[1:]
+	}
+	sh.Args = pos
+	if f.name == "" {
+		f.name = launch.DefaultName(sh.RunKey)
+	}
+	if err := sh.Validate(); err != nil {
+		return sh, usageError(err)
+	}
+	if err := checkShardArgs(sh); err != nil {
+		return sh, usageError(err)
+	}
+	return sh, nil
+}
+
+// checkShardArgs parses a worker's command line with its command's own
+// flag set and checks it as the command would before it measures
+// anything.
+func checkShardArgs(sh launch.Shards) error {
+	c := find(sh.Command)
+	if c == nil {
+		return fmt.Errorf("perflab has no command %q", sh.Command)
+	}
+	// The flags the launcher sets for every shard must not come again.
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	flagSets[c.name](fs)
+	if _, err := parseQuiet(c, fs, sh.Args); err != nil {
+		return err
+	}
+	var dup []string
+	fs.Visit(func(fl *flag.Flag) {
+		if slices.Contains(launch.Reserved, fl.Name) {
+			dup = append(dup, "--"+fl.Name)
+		}
+	})
+	if len(dup) > 0 {
+		return fmt.Errorf("%s: the launcher sets %s for every shard (the database comes from $%s); drop %s from the %s arguments",
+			strings.Join(dup, ", "), strings.Join(launch.Reserved, ", "), launch.DBEnv, strings.Join(dup, ", "), sh.Command)
+	}
+	argv := sh.Argv(fmt.Sprintf("1/%d", sh.N))[1:]
+	switch sh.Command {
+	case "run":
+		f := new(runFlags)
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		f.declare(fs)
+		pos, err := parseQuiet(c, fs, argv)
+		if err != nil {
+			return err
+		}
+		if err := f.checkFlags(); err != nil {
+			return fmt.Errorf("perflab run: %w", err)
+		}
+		if f.resume.ref != "" || f.newRun {
+			return errors.New("perflab run: --resume and --new-run have no place in a shard: a shard started again resumes its rounds by itself")
+		}
+		if len(pos) == 0 {
+			return errors.New("perflab run: name the one experiment or spec every shard runs")
+		}
+		if _, err := f.shardOption(len(pos)); err != nil {
+			return fmt.Errorf("perflab run %s: %w", strings.Join(pos, " "), err)
+		}
+		return nil
+	}
+	return fmt.Errorf("perflab %s does not run in shards", sh.Command)
+}
+
+// parseQuiet is parse with its message returned in the error instead of
+// printed.
+func parseQuiet(c *command, fs *flag.FlagSet, args []string) ([]string, error) {
+	var msg bytes.Buffer
+	pos, err := parse(c, fs, args, &msg)
+	if err != nil {
+		line, _, _ := strings.Cut(msg.String(), "\n")
+		if errors.Is(err, flag.ErrHelp) {
+			line = "perflab " + c.name + ": -h asks for help; drop it"
+		}
+		return nil, fmt.Errorf("the worker's command line: %s", line)
+	}
+	return pos, nil
 }
