@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -175,5 +176,36 @@ func TestLayoutSpread(t *testing.T) {
 	}
 	if _, ok := (Options{}).LayoutSpread(map[int]float64{1: 1}, map[int]float64{1: 1}); ok {
 		t.Error("LayoutSpread of a run without shared layouts reported a spread")
+	}
+}
+
+func TestClustersGroupAnyNumbering(t *testing.T) {
+	// Two shards' clusters interleave in round order: shard 1 has rounds
+	// 1, 3, 5, 7 in clusters of two, shard 2 rounds 2, 4, 6, 8.
+	shard := func(r int) int { return ((r-1)/2/2)*2 + (r-1)%2 + 1 }
+	o := Options{ClusterOf: shard}
+	rounds := []int{8, 1, 2, 3, 4, 5, 6, 7}
+	got := o.Clusters(rounds)
+	want := [][]int{{1, 3}, {2, 4}, {5, 7}, {6, 0}} // indexes into rounds
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Clusters = %v, want %v", got, want)
+	}
+	// Log-ratios summarised by cluster: one median each, in the order of
+	// the clusters' first rounds.
+	num := map[int]float64{1: 2, 3: 4, 2: 1, 4: 1, 5: 1, 7: 1, 6: 8, 8: 8}
+	den := map[int]float64{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1}
+	lr := o.LogRatios(num, den)
+	wantLR := []float64{(math.Log(2) + math.Log(4)) / 2, 0, 0, math.Log(8)}
+	if len(lr) != len(wantLR) {
+		t.Fatalf("LogRatios = %v, want %v", lr, wantLR)
+	}
+	for i := range lr {
+		if math.Abs(lr[i]-wantLR[i]) > 1e-12 {
+			t.Errorf("cluster %d: log-ratio %v, want %v", i, lr[i], wantLR[i])
+		}
+	}
+	// Without clustering each round is its own group, in round order.
+	if got := (Options{}).Clusters([]int{3, 1, 2}); !reflect.DeepEqual(got, [][]int{{1}, {2}, {0}}) {
+		t.Errorf("unclustered: %v", got)
 	}
 }

@@ -80,30 +80,64 @@ func (o Options) LogRatios(num, den map[int]float64) []float64 {
 }
 
 // clusters summarises per-round log-ratios d (of rounds, ascending) by
-// layout cluster when o.PerLayout > 1; otherwise it returns d.
+// cluster when rounds are clustered under o (the median of each
+// cluster's log-ratios, in the order of the clusters' first rounds);
+// otherwise it returns d.
 func (o Options) clusters(rounds []int, d []float64) []float64 {
 	if !o.clustered() {
 		return d
 	}
-	var out, cur []float64
-	last := -1
-	for i, r := range rounds {
-		c := o.clusterOf(r)
-		if c != last && len(cur) > 0 {
-			out = append(out, median(sortedFinite(cur)))
-			cur = cur[:0]
+	groups := o.Clusters(rounds)
+	out := make([]float64, 0, len(groups))
+	cur := make([]float64, 0, 8)
+	for _, g := range groups {
+		cur = cur[:0]
+		for _, i := range g {
+			cur = append(cur, d[i])
 		}
-		last = c
-		cur = append(cur, d[i])
+		if s := sortedFinite(cur); len(s) > 0 {
+			out = append(out, median(s))
+		}
 	}
-	if len(cur) > 0 {
-		out = append(out, median(sortedFinite(cur)))
+	return out
+}
+
+// Clusters groups rounds into the independent units of o: it returns,
+// for each cluster, the indexes into rounds of its rounds, clusters in
+// the order of their first round (rounds need not be sorted, and a
+// cluster's rounds need not be consecutive). Without clustering every
+// round is a group of its own. Statistics that resample or pair rounds
+// resample or summarise these groups.
+func (o Options) Clusters(rounds []int) [][]int {
+	order := make([]int, len(rounds))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rounds[a] - rounds[b] })
+	if !o.clustered() {
+		out := make([][]int, len(order))
+		for i, j := range order {
+			out[i] = []int{j}
+		}
+		return out
+	}
+	index := map[int]int{}
+	var out [][]int
+	for _, j := range order {
+		c := o.clusterOf(rounds[j])
+		k, ok := index[c]
+		if !ok {
+			k = len(out)
+			index[c] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], j)
 	}
 	return out
 }
 
 // LayoutSpread is what link layout alone moves a paired ratio by, from a
-// run whose rounds shared layouts in clusters (o.PerLayout, o.LayoutOf):
+// run whose rounds shared layouts in clusters (o.PerLayout, o.ClusterOf):
 // a one-way analysis of variance of the per-round log-ratios by cluster.
 // Within a cluster both builds keep their layouts, so the log-ratios vary
 // by noise alone (variance w); across clusters by noise and the two
@@ -204,16 +238,15 @@ func anovaLayout(groups [][]float64) (layout, noise float64, ok bool) {
 	return math.Sqrt(math.Max(0, lv)), math.Sqrt(w), true
 }
 
-// clustered reports whether rounds share layouts under o.
-func (o Options) clustered() bool { return o.LayoutOf != nil || o.PerLayout > 1 }
+// clustered reports whether rounds form clusters under o.
+func (o Options) clustered() bool { return o.ClusterOf != nil || o.PerLayout > 1 }
 
-// clusterOf is round's layout cluster; rounds must be visited in
-// ascending order for clusters to be contiguous.
+// clusterOf is round's cluster under o.
 func (o Options) clusterOf(round int) int {
-	if o.LayoutOf != nil {
-		return o.LayoutOf(round)
+	if o.ClusterOf != nil {
+		return o.ClusterOf(round)
 	}
-	return (round - 1) / o.PerLayout
+	return (round - 1) / max(1, o.PerLayout)
 }
 
 func mean(x []float64) float64 {

@@ -33,17 +33,21 @@ type Options struct {
 	// it is a sequential run's initial pass: claim judges there the first
 	// look of each check without a confidence sequence.
 	FirstLook int
-	// PerLayout, when > 1, is the number of consecutive rounds that shared
-	// one random link layout of every build (a run relinked with
-	// -randlayout; engine's layout.go). Rounds on one layout are not
-	// independent: every paired comparison then summarises each cluster
-	// of PerLayout rounds by the median of its log-ratios and computes
-	// the estimate and interval over clusters ([Options.LogRatios]).
+	// The independent unit. Rounds that share a random link layout of
+	// every build (a run relinked with -randlayout; engine's layout.go),
+	// or a machine, are not independent: they form a cluster, and every
+	// statistic that pairs or resamples rounds summarises each cluster
+	// first (the median of its log-ratios, [Options.LogRatios]) or
+	// resamples whole clusters, so that intervals count clusters, not
+	// rounds ([Options.Clusters]).
+	//
+	// PerLayout, when > 1, makes clusters of PerLayout consecutive
+	// rounds. ClusterOf, when set, maps a round to its cluster instead:
+	// any numbering, contiguous or not (a run whose rounds per layout
+	// changed, shards that each relinked their own layouts, rounds pooled
+	// from several runs). Without either, each round is its own unit.
 	PerLayout int
-	// LayoutOf, when set, maps a round to its layout cluster instead of
-	// PerLayout's consecutive blocks (rounds pooled from several runs,
-	// each with its own PerLayout).
-	LayoutOf func(round int) int
+	ClusterOf func(round int) int
 }
 
 // DefaultOptions returns alpha 0.05 and 95% confidence, benchstat's defaults.

@@ -111,7 +111,7 @@ func (b roleMaps) fullName() string {
 //
 // perLayout gives each run's rounds per link layout (store.Layout; 0 or
 // absent for a run linked once per build): rounds on one layout count as
-// one observation (analysis.Options.LayoutOf).
+// one observation (analysis.Options.ClusterOf).
 func BisectStepOf(s bisect.Step, runs []int64, results [][]*benchfmt.Result, rule BisectRule, perLayout []int) BisectStep {
 	st := stepOf(s, roles(analysis.Collect(pool(results)), rule.Unit), rule, pooledLayouts(perLayout))
 	st.Runs = runs
@@ -137,7 +137,7 @@ func pooledLayouts(perLayout []int) func(int) int {
 // stepOf computes a step from each benchmark's per-round values.
 func stepOf(s bisect.Step, benches []roleMaps, rule BisectRule, layoutOf func(int) int) BisectStep {
 	st := BisectStep{Step: s, Confidence: bisect.Confidence(s.Alpha), Unit: rule.Unit, Bench: rule.Bench, Position: math.NaN()}
-	opt := analysis.Options{Alpha: s.Alpha, Confidence: st.Confidence, Anytime: true, LayoutOf: layoutOf}
+	opt := analysis.Options{Alpha: s.Alpha, Confidence: st.Confidence, Anytime: true, ClusterOf: layoutOf}
 	var badGood, midGood, badMid, contrast [][2]map[int]float64
 	for _, b := range benches {
 		st.Benches = append(st.Benches, BisectBench{Name: b.fullName(), BadGood: opt.Paired(b.bad, b.good), MidGood: opt.Paired(b.mid, b.good), BadMid: opt.Paired(b.bad, b.mid)})

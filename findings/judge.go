@@ -56,7 +56,7 @@ const DecidePrecision = 0.01
 // when it stopped; the rule of its claims is the one its analysis applies
 // (Sampling.Options).
 func sequentialOptions(p store.Plan) analysis.Options {
-	return Sampling{Sequential: true, Initial: p.Rounds, PerLayout: perLayout(p)}.Options(analysis.Options{Alpha: 0.05, Confidence: 0.95})
+	return Sampling{Sequential: true, Initial: p.Rounds, PerLayout: perLayout(p), ClusterOf: p.ClusterOf()}.Options(analysis.Options{Alpha: 0.05, Confidence: 0.95})
 }
 
 // Judged is a counted claim check or a compared ratio of a run, judged on
@@ -227,7 +227,7 @@ func sequentialItems(p store.Plan, s *spec.Spec, cells []plan.Cell, samples []*a
 func firstLookItems(p store.Plan, s *spec.Spec, cells []plan.Cell, results []*benchfmt.Result) []Judged {
 	// Every stored round is a planned one here: the first look's options
 	// judge them as the analysis will.
-	first, _ := claim.LookOptions(Sampling{PerLayout: perLayout(p)}.Options(analysis.DefaultOptions()))
+	first, _ := claim.LookOptions(Sampling{PerLayout: perLayout(p), ClusterOf: p.ClusterOf()}.Options(analysis.DefaultOptions()))
 	samples := analysis.Collect(results)
 	var out []Judged
 	eachCounted(s, samples, first, func(c claim.Result, i int, ch spec.Check, cr claim.CheckResult) {

@@ -29,9 +29,13 @@ type Sampling struct {
 	// of fixed rounds.
 	Initial int
 	// PerLayout, when > 0, is the number of consecutive rounds that
-	// shared one random link layout of every build
-	// (analysis.Options.PerLayout); 0 for a run linked once per build.
+	// shared one random link layout of every build at the start of the
+	// run (analysis.Options.PerLayout); 0 for a run linked once per build.
 	PerLayout int
+	// ClusterOf maps a round to its independent unit (a layout cluster
+	// within a shard's machine: store.Plan.ClusterOf); nil when each round
+	// is one.
+	ClusterOf func(round int) int
 }
 
 // SamplingOf reads a stored run's sampling from its plan; a run without one
@@ -40,7 +44,7 @@ func SamplingOf(run *store.Run) Sampling {
 	if run == nil {
 		return Sampling{}
 	}
-	s := Sampling{Sequential: run.Plan.Sequential, FirstLook: run.Plan.FirstLook, PerLayout: perLayout(run.Plan)}
+	s := Sampling{Sequential: run.Plan.Sequential, FirstLook: run.Plan.FirstLook, PerLayout: perLayout(run.Plan), ClusterOf: run.Plan.ClusterOf()}
 	if s.Sequential {
 		s.Initial = run.Plan.Rounds
 	}
@@ -53,7 +57,7 @@ func SamplingOf(run *store.Run) Sampling {
 // of fixed rounds with follow-up rounds takes its first look after its
 // planned rounds.
 func (s Sampling) Options(opt analysis.Options) analysis.Options {
-	opt.PerLayout = s.PerLayout
+	opt.PerLayout, opt.ClusterOf = s.PerLayout, s.ClusterOf
 	if s.Sequential {
 		opt.Anytime, opt.FirstLook = true, s.Initial
 	} else if s.FirstLook > 0 {

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"reflect"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -22,6 +23,7 @@ func TestSampling(t *testing.T) {
 		{store.Plan{Mode: "quick", Rounds: 6, FirstLook: 6}, Sampling{FirstLook: 6}, false, 6, 2, 6},
 		{store.Plan{Mode: "quick", Rounds: 8, Sequential: true}, Sampling{Sequential: true, Initial: 8}, true, 8, 4, 0},
 		{store.Plan{}, Sampling{}, false, 0, 4, 0},
+		{store.Plan{Mode: "quick", Rounds: 8, Layout: &store.Layout{PerLayout: 2}}, Sampling{PerLayout: 2}, false, 0, 4, 0},
 	}
 	var results []*benchfmt.Result
 	for _, round := range []string{"1", "6", "7", "9"} {
@@ -30,7 +32,10 @@ func TestSampling(t *testing.T) {
 	}
 	for _, tc := range tests {
 		s := SamplingOf(&store.Run{Plan: tc.plan})
-		if s != tc.want {
+		if (s.ClusterOf != nil) != (tc.plan.Layout != nil && tc.plan.Layout.PerLayout > 1) {
+			t.Errorf("SamplingOf(%+v): ClusterOf set %v", tc.plan, s.ClusterOf != nil)
+		}
+		if s.ClusterOf = nil; !reflect.DeepEqual(s, tc.want) {
 			t.Errorf("SamplingOf(%+v) = %+v, want %+v", tc.plan, s, tc.want)
 		}
 		opt := s.Options(analysis.DefaultOptions())
@@ -44,7 +49,7 @@ func TestSampling(t *testing.T) {
 			t.Errorf("%+v: Planned kept %d of 4 results, want %d", tc.plan, got, tc.planned)
 		}
 	}
-	if got := SamplingOf(nil); got != (Sampling{}) {
+	if got := SamplingOf(nil); !reflect.DeepEqual(got, Sampling{}) {
 		t.Errorf("SamplingOf(nil) = %+v", got)
 	}
 }

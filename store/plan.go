@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -45,6 +46,9 @@ type Plan struct {
 	// build (the linker's default layout), set when every build was
 	// relinked with random layouts (engine.LayoutRandom).
 	Layout *Layout `json:"layout,omitempty"`
+	// Shards is the number of shards a run is split into (engine.Shard);
+	// 0 or 1 for a run on one machine. Shard K runs rounds K, K+N, ….
+	Shards int `json:"shards,omitempty"`
 
 	// Stop is how a sequential run's sampling ended (zero until then).
 	Stop Stop `json:"-"`
@@ -172,6 +176,86 @@ func (db *DB) SetChosenRepeats(ctx context.Context, runID int64, chosen map[int]
 // layouts (-ldflags=-randlayout): each layout served PerLayout consecutive
 // rounds, and every build's seed for a cluster of rounds follows from the
 // run's seed (engine.LayoutSeed).
+//
+// A run may change the rounds a layout serves once it has measured where
+// its variance lies: each of Phases, from its round on, serves Per rounds
+// a layout (PerLayout is the first phase's, for runs stored before phases
+// existed). In a run split into shards, rounds count within a shard
+// (shard K's j-th round is round K + (j−1)·N), and clusters never span
+// shards: every shard relinks its own layouts.
 type Layout struct {
-	PerLayout int `json:"per_layout"`
+	PerLayout int           `json:"per_layout"`
+	Phases    []LayoutPhase `json:"phases,omitempty"`
+}
+
+// LayoutPhase is a stretch of a run's rounds in which each layout serves
+// Per rounds; it begins at From, the shard's own round count (1-based),
+// which starts a new layout.
+type LayoutPhase struct {
+	From int `json:"from"`
+	Per  int `json:"per"`
+}
+
+// Cluster is the layout cluster of a shard's j-th round (1-based), counted
+// from 1 within the shard: rounds of one cluster ran on one layout of every
+// build.
+func (l *Layout) Cluster(j int) int {
+	if l == nil || j < 1 {
+		return j
+	}
+	phases := l.Phases
+	if len(phases) == 0 {
+		phases = []LayoutPhase{{From: 1, Per: l.PerLayout}}
+	}
+	cluster := 0
+	for i, ph := range phases {
+		end := j // the last round of the phase that j counts in
+		if i+1 < len(phases) && phases[i+1].From <= j {
+			end = phases[i+1].From - 1
+		}
+		per := max(1, ph.Per)
+		if end < ph.From {
+			continue
+		}
+		if end < j { // j lies in a later phase: count this phase's clusters
+			cluster += (end - ph.From + per) / per
+			continue
+		}
+		return cluster + (j-ph.From)/per + 1
+	}
+	return j
+}
+
+// Per is the rounds a layout serves at a shard's j-th round.
+func (l *Layout) Per(j int) int {
+	if l == nil {
+		return 1
+	}
+	per := l.PerLayout
+	for _, ph := range l.Phases {
+		if ph.From <= j {
+			per = ph.Per
+		}
+	}
+	return max(1, per)
+}
+
+// ClusterOf returns the independent unit of each of the run's rounds: the
+// layout cluster it ran in, within its shard (a machine), numbered so that
+// clusters of different shards never share a number. It returns nil when
+// every round is a unit of its own (one link per build, or a layout a
+// round), so that callers can tell rounds that need grouping.
+func (p Plan) ClusterOf() func(round int) int {
+	if p.Layout == nil || p.Layout.PerLayout <= 1 && !slices.ContainsFunc(p.Layout.Phases, func(ph LayoutPhase) bool { return ph.Per > 1 }) {
+		return nil
+	}
+	n := max(1, p.Shards)
+	l := p.Layout
+	return func(round int) int {
+		if round < 1 {
+			return round
+		}
+		shard, j := (round-1)%n, (round-1)/n+1
+		return (l.Cluster(j)-1)*n + shard + 1
+	}
 }

@@ -175,3 +175,53 @@ func TestMigrateFromVersion4(t *testing.T) {
 		t.Errorf("old rounds = %+v, want one round without noise", rounds)
 	}
 }
+
+func TestLayoutClusters(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		plan   Plan
+		rounds []int
+		want   []int // cluster of each round; nil for a nil ClusterOf
+	}{
+		{"fixed layout", Plan{}, nil, nil},
+		{"a layout a round", Plan{Layout: &Layout{PerLayout: 1}}, nil, nil},
+		{"blocks of two", Plan{Layout: &Layout{PerLayout: 2}}, []int{1, 2, 3, 4, 5}, []int{1, 1, 2, 2, 3}},
+		{"old plan with one phase", Plan{Layout: &Layout{PerLayout: 3, Phases: []LayoutPhase{{From: 1, Per: 3}}}},
+			[]int{1, 3, 4, 6, 7}, []int{1, 1, 2, 2, 3}},
+		{"two, then one a layout", Plan{Layout: &Layout{PerLayout: 2, Phases: []LayoutPhase{{From: 1, Per: 2}, {From: 5, Per: 1}}}},
+			[]int{1, 2, 3, 4, 5, 6, 7}, []int{1, 1, 2, 2, 3, 4, 5}},
+		{"one, then four a layout", Plan{Layout: &Layout{PerLayout: 1, Phases: []LayoutPhase{{From: 1, Per: 1}, {From: 3, Per: 4}}}},
+			[]int{1, 2, 3, 6, 7, 10}, []int{1, 2, 3, 3, 4, 4}},
+		{"two shards, blocks of two", Plan{Shards: 2, Layout: &Layout{PerLayout: 2}},
+			[]int{1, 2, 3, 4, 5, 6}, []int{1, 2, 1, 2, 3, 4}},
+		{"three shards, blocks of two", Plan{Shards: 3, Layout: &Layout{PerLayout: 2}},
+			[]int{1, 4, 2, 5, 7, 8}, []int{1, 1, 2, 2, 4, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.plan.ClusterOf()
+			if tc.want == nil {
+				if f != nil {
+					t.Fatalf("ClusterOf is not nil: every round should be its own unit")
+				}
+				return
+			}
+			for i, r := range tc.rounds {
+				if got := f(r); got != tc.want[i] {
+					t.Errorf("round %d: cluster %d, want %d", r, got, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestLayoutPer(t *testing.T) {
+	l := &Layout{PerLayout: 2, Phases: []LayoutPhase{{From: 1, Per: 2}, {From: 9, Per: 5}}}
+	for j, want := range map[int]int{1: 2, 8: 2, 9: 5, 40: 5} {
+		if got := l.Per(j); got != want {
+			t.Errorf("Per(%d) = %d, want %d", j, got, want)
+		}
+	}
+	if got := (*Layout)(nil).Per(3); got != 1 {
+		t.Errorf("nil layout: Per = %d, want 1", got)
+	}
+}
