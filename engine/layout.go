@@ -88,6 +88,13 @@ type layouts struct {
 	bins    map[string]string // binary key → relinked binary of cluster
 	links   int               // links made
 	linked  time.Duration     // wall time spent linking
+
+	// shard: a shard's clusters are its own (shard.go): shardCluster
+	// numbers them, first is the shard's first round, and clusters counts
+	// those linked here.
+	shardCluster func(round int) int
+	first        int
+	clusters     int
 }
 
 type layoutBuild struct {
@@ -134,7 +141,8 @@ func newLayouts(ctx context.Context, opt Options, bins map[string]string, seed i
 		}
 		l.builds[key] = &layoutBuild{linker: lk, err: err}
 	}
-	if _, err := l.forRound(ctx, 1, names); err != nil {
+	l.shardCluster, l.first = opt.Shard.layoutClusters(per)
+	if _, err := l.forRound(ctx, l.first, names); err != nil {
 		l.close()
 		return nil, err
 	}
@@ -155,7 +163,12 @@ func binaryKey(bin string) string { return strings.TrimSuffix(filepath.Base(bin)
 
 // clusterOf is the layout cluster of round (1-based; round 0, a probe
 // outside the rounds, uses the first).
-func (l *layouts) clusterOf(round int) int { return max(0, round-1)/l.per + 1 }
+func (l *layouts) clusterOf(round int) int {
+	if l.shardCluster != nil {
+		return l.shardCluster(max(round, l.first))
+	}
+	return max(0, round-1)/l.per + 1
+}
 
 // LayoutSeed is the layout seed of one build in one cluster: never 0, which the
 // linker reads as its default layout.
@@ -209,6 +222,7 @@ func (l *layouts) link(ctx context.Context, c int) error {
 		os.Remove(bin)
 	}
 	l.bins, l.cluster = map[string]string{}, c
+	l.clusters++
 	keys := make([]string, 0, len(l.builds))
 	for key, b := range l.builds {
 		if b.err == nil {
@@ -288,7 +302,15 @@ func (l *layouts) perRound() time.Duration {
 	if l == nil || l.links == 0 || l.cluster == 0 {
 		return 0
 	}
-	return l.linked / time.Duration(l.cluster) / time.Duration(l.per)
+	return l.linked / time.Duration(max(1, l.linkedClusters())) / time.Duration(l.per)
+}
+
+// linkedClusters is the number of clusters linked: a shard counts its own.
+func (l *layouts) linkedClusters() int {
+	if l.shardCluster != nil {
+		return l.clusters
+	}
+	return l.cluster
 }
 
 // choosePer sets the rounds per layout from the first cluster's link time
@@ -331,12 +353,13 @@ func (l *layouts) summary() string {
 	if l == nil {
 		return ""
 	}
+	n := l.linkedClusters()
 	avg := time.Duration(0)
 	if l.links > 0 {
-		avg = l.linked / time.Duration(max(1, l.cluster))
+		avg = l.linked / time.Duration(max(1, n))
 	}
 	return fmt.Sprintf("link layouts: %d random layouts per build, a fresh one every %s (%d links, %s linking, ≈%s per cluster of links)",
-		l.cluster, everyRounds(l.per), l.links, l.linked.Round(time.Millisecond), avg.Round(time.Millisecond))
+		n, everyRounds(l.per), l.links, l.linked.Round(time.Millisecond), avg.Round(time.Millisecond))
 }
 
 // close removes the relinked binaries.
