@@ -148,8 +148,7 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
 	fs.Var(&f.resume, "resume", "complete the missing rounds of stored `RUN` (an ID, latest or latest~N; interrupted or killed), with its plan and the same test binaries")
 	fs.BoolVar(&f.newRun, "new-run", false, "with --resume: if a test binary changed since the run was recorded, start a new run with its plan instead of refusing")
-	fs.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the rounds of the run named by --run-key (K empty: JOB_COMPLETION_INDEX+1)")
-	fs.StringVar(&f.runKey, "run-key", "", "with --shard: the `KEY` every shard of one run passes; the first shard creates the run")
+	f.shardFlags(fs)
 	fs.BoolVar(&f.noFollowUp, "no-follow-up", false, "run exactly the planned rounds: no follow-up rounds for the claim checks still undecided after them (see \"Two looks\" below)")
 	f.engineFlags(fs)
 }

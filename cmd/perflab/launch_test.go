@@ -25,7 +25,8 @@ func TestLaunchersCheckTheWorkersCommandLine(t *testing.T) {
 		{"good", []string{"poolreuse", "--", "--quick", "--rounds", "4"}, ""},
 		{"good run", []string{"run", "poolreuse", "--", "--quick"}, ""},
 		{"two specs", []string{"poolreuse", "extra", "--", "--quick"}, "name exactly one experiment"},
-		{"budget", []string{"poolreuse", "--", "--budget", "5m"}, "--budget"},
+		{"budget", []string{"poolreuse", "--", "--budget", "5m"}, ""}, // sequential shards
+		{"two specs, budget", []string{"poolreuse", "extra", "--", "--budget", "5m"}, "name exactly one experiment"},
 		{"unknown flag", []string{"poolreuse", "--", "--nosuch"}, "flag provided but not defined: -nosuch"},
 		{"bad value", []string{"poolreuse", "--", "--rounds", "many"}, "invalid value"},
 		{"db", []string{"poolreuse", "--", "--db", "x.db"}, "drop --db"},
@@ -34,6 +35,11 @@ func TestLaunchersCheckTheWorkersCommandLine(t *testing.T) {
 		{"measure", []string{"poolreuse", "--", "--measure", "joules"}, "measure"},
 		{"resume", []string{"run", "--", "--resume", "3"}, "--resume"},
 		{"bisect", []string{"bisect", "a", "b"}, "name exactly one experiment"},
+		{"ab", []string{"ab", "v1.2.0", "v1.3.0", "./codec", "--", "-bench", ".", "--budget", "5m"}, ""},
+		{"ab worktree", []string{"ab", "v1.2.0", "--", "--budget", "5m"}, "name NEW"},
+		{"ab no package", []string{"ab", "v1", "v2", "codec"}, "is no package"},
+		{"ab bad gate", []string{"ab", "v1", "v2", "--", "--fail-on", "sec/op>lots"}, "fail-on"},
+		{"ab rounds", []string{"ab", "v1", "v2", "--", "--rounds", "0"}, "--rounds"},
 	} {
 		for _, launcher := range []string{"k8s", "slurm"} {
 			t.Run(launcher+"/"+tc.name, func(t *testing.T) {

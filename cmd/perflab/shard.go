@@ -16,8 +16,16 @@ import (
 	"github.com/perflab/perflab/store"
 )
 
+// shardFlags declares --shard and --run-key (run and ab).
+func (f *runFlags) shardFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the rounds of the run named by --run-key (K empty: JOB_COMPLETION_INDEX+1)")
+	fs.StringVar(&f.runKey, "run-key", "", "with --shard: the `KEY` every shard of one run passes; the first shard creates the run")
+}
+
 // shardOption checks --shard and --run-key and returns the engine's shard,
-// or nil for a run of one process.
+// or nil for a run of one process. With --budget (or --precision,
+// --max-rounds) the shards sample sequentially: each within its own
+// machine's budget, all stopping on the one decision pooled over them.
 func (f *runFlags) shardOption(specs int) (*engine.Shard, error) {
 	if f.shard == "" && f.runKey == "" {
 		return nil, nil
@@ -27,12 +35,6 @@ func (f *runFlags) shardOption(specs int) (*engine.Shard, error) {
 	}
 	if specs != 1 {
 		return nil, errors.New("--shard runs the shard of one experiment; name exactly one experiment or spec")
-	}
-	if f.budget > 0 {
-		return nil, errors.New("--budget fits rounds to one machine's timing, so shards could plan differently; pass --rounds and --benchtime instead")
-	}
-	if f.seq.precision > 0 || f.seq.maxRounds > 0 || f.seq.unit == engine.UnitCPU {
-		return nil, errors.New("--precision, --max-rounds and --unit cpu-sec/op decide rounds as results arrive on one machine; shards run a fixed plan: pass --rounds and --benchtime instead")
 	}
 	k, n, err := engine.ParseShard(f.shard)
 	if err != nil {
@@ -63,12 +65,23 @@ func shardProgress(ctx context.Context, w io.Writer, db *store.DB, r store.Run) 
 		machines[ri.Machine.HostID] = true
 	}
 	var parts []string
+	var stops map[int]store.Stop
+	if r.Plan.Sequential {
+		stops, _ = db.ShardStops(ctx, r.ID, n)
+	}
 	for k := 1; k <= n; k++ {
 		planned := 0
 		for round := k; round <= r.RoundsPlanned; round += n {
 			planned++
 		}
-		parts = append(parts, fmt.Sprintf("%d/%d: %d/%d", k, n, perShard[k], planned))
+		switch st, ok := stops[k]; {
+		case !r.Plan.Sequential:
+			parts = append(parts, fmt.Sprintf("%d/%d: %d/%d", k, n, perShard[k], planned))
+		case ok:
+			parts = append(parts, fmt.Sprintf("%d/%d: %d rounds, stopped (%s)", k, n, perShard[k], st.Reason))
+		default:
+			parts = append(parts, fmt.Sprintf("%d/%d: %d rounds (initial pass %d), sampling", k, n, perShard[k], planned))
+		}
 	}
 	fmt.Fprintf(w, "run %d (key %s, %d machine(s)): shards %s%s\n", r.ID, key, len(machines), strings.Join(parts, ", "), missingRounds(r.RoundsPlanned, stored))
 }
@@ -190,8 +203,43 @@ func checkShardArgs(sh launch.Shards) error {
 			return fmt.Errorf("perflab run %s: %w", strings.Join(pos, " "), err)
 		}
 		return nil
+	case "ab":
+		f := new(abFlags)
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		f.declare(fs)
+		pos, err := parseQuiet(c, fs, argv)
+		if err != nil {
+			return err
+		}
+		oldArg, newArg, pkgs, err := splitABArgs(pos)
+		if err != nil {
+			return fmt.Errorf("perflab ab: %w", err)
+		}
+		if newArg == "" {
+			return errors.New("perflab ab: name NEW: a shard cannot compare with a working tree, which differs from machine to machine")
+		}
+		if _, err := f.options(oldArg, newArg, pkgs, io.Discard); err != nil {
+			return fmt.Errorf("perflab ab: %w", err)
+		}
+		if _, err := f.shardOption(1); err != nil {
+			return fmt.Errorf("perflab ab: %w", err)
+		}
+		return nil
 	}
 	return fmt.Errorf("perflab %s does not run in shards", sh.Command)
+}
+
+// shardWaiting says, for a shard that ended while other shards of its
+// run are still at work, that the run goes on without it and where its
+// pooled result will be, and reports true: such a shard prints no
+// verdict of its own, since the run's one verdict pools every shard.
+func shardWaiting(w io.Writer, res *engine.Result) bool {
+	if res == nil || res.ShardsRunning == 0 {
+		return false
+	}
+	fmt.Fprintf(w, "perflab: this shard is done; %d shard(s) of run %d are still at work. The last one to stop prints the pooled result; until then:\n  perflab report %d --db URL\n",
+		res.ShardsRunning, res.RunID, res.RunID)
+	return true
 }
 
 // parseQuiet is parse with its message returned in the error instead of
