@@ -17,6 +17,7 @@ import (
 
 	"github.com/perflab/perflab/internal/pgtest"
 	"github.com/perflab/perflab/internal/slurmtest"
+	"github.com/perflab/perflab/internal/workmod"
 	"github.com/perflab/perflab/store"
 )
 
@@ -96,8 +97,8 @@ func roundsOf(db *sql.DB, key string, shard int) int {
 }
 
 // killOneShard waits until shard 2 (array task 1) has stored a round but
-// not all of them, kills it with SIGKILL, and returns the rounds it had
-// stored.
+// not all of its planned ones (when planned > 0), kills it with SIGKILL,
+// and returns the rounds it had stored.
 func (e *e2e) killOneShard(ctx context.Context, job, key string, planned int) int {
 	db, err := sql.Open("pgx", e.dsn)
 	if err != nil {
@@ -120,8 +121,8 @@ func (e *e2e) killOneShard(ctx context.Context, job, key string, planned int) in
 		e.t.Fatal(err)
 	}
 	killed := roundsOf(db, key, 2)
-	e.t.Logf("$ scancel --signal=KILL %s  (shard 2 had stored %d of its %d rounds)", task, killed, planned)
-	if killed >= planned {
+	e.t.Logf("$ scancel --signal=KILL %s  (shard 2 had stored %d rounds)", task, killed)
+	if planned > 0 && killed >= planned {
 		e.t.Fatalf("shard 2 stored all %d of its rounds before it was killed: the test kills too late", killed)
 	}
 	return killed
@@ -168,9 +169,11 @@ func (e *e2e) finish(ctx context.Context, job string) {
 	}
 }
 
-// checkRounds checks the run stored under key: each planned round once,
-// each run by its shard on a recorded machine, every cell once a round,
-// and the run complete. It logs the rounds as a table.
+// checkRounds checks the run stored under key: each planned round once
+// (planned: a run of fixed rounds; 0: a sequential one, whose rounds each
+// shard adds until the pooled decision), each run by its shard on a
+// recorded machine, every cell once a round, and the run complete. It
+// logs the rounds as a table.
 func (e *e2e) checkRounds(key string, planned, shards, cells int) *store.Run {
 	ctx := context.Background()
 	db, err := store.Open(e.dsn)
@@ -209,14 +212,15 @@ func (e *e2e) checkRounds(key string, planned, shards, cells int) *store.Run {
 		}
 	}
 	e.t.Log(table.String())
-	for round := 1; round <= planned; round++ {
+	for round := 1; round <= max(planned, run.RoundsPlanned); round++ {
 		if seen[round] != 1 {
 			e.t.Errorf("round %d stored %d times, want once", round, seen[round])
 		}
 	}
-	if len(rounds) != planned {
+	if planned > 0 && len(rounds) != planned {
 		e.t.Errorf("%d rounds stored, want %d", len(rounds), planned)
 	}
+	planned = len(rounds)
 	results, err := db.Results(ctx, id)
 	if err != nil {
 		e.t.Fatal(err)
@@ -258,4 +262,48 @@ func TestSlurmShardedRunSurvivesAKilledTask(t *testing.T) {
 	e.finish(ctx, job)
 	e.checkRounds(key, planned, 2, 2)
 	t.Logf("shard 2 had %d rounds stored when killed; after the requeue all %d rounds are stored once", killed, planned)
+}
+
+// TestSlurmShardedABSurvivesAKilledTask compares two commits as two array
+// tasks of a real Slurm cluster, sampling sequentially within a budget:
+// each shard builds both sides, runs its own rounds and layouts, and
+// stops on the one decision the judge pools over both. One task is killed
+// with SIGKILL in its initial pass and requeued: the run completes with
+// every round stored once, none lost, and the last shard prints the
+// pooled verdict, as perflab report does.
+func TestSlurmShardedABSurvivesAKilledTask(t *testing.T) {
+	e := newE2E(t)
+	repo, _ := workmod.Repo(t, workmod.Commit{Steps: 1000, Subject: "work: 1000 steps"}, workmod.Commit{Steps: 10000, Subject: "work: 10000 steps"})
+	const key = "slurm-ab-1"
+	script := e.script("ab", "HEAD~1", "HEAD", ".", "--shards", "2", "--run-key", key, "--seed", "5", "--chdir", repo,
+		"--", "-bench", "Work", "--benchtime", "10ms", "--budget", "3m")
+	job := e.submit(script)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	killed := e.killOneShard(ctx, job, key, 0)
+	e.finish(ctx, job)
+	run := e.checkRounds(key, 0, 2, 2)
+	if run.Plan.Stop.Reason != store.StopDecided || run.Plan.Shards != 2 {
+		t.Errorf("run stopped %+v with %d shards, want decided over 2", run.Plan.Stop, run.Plan.Shards)
+	}
+	logs := e.taskLogs()
+	if strings.Count(logs, "every compared ratio is decided (pooled over the shards)") < 2 {
+		t.Errorf("both shards must stop on the pooled decision:%s", logs)
+	}
+	report := exec.Command(e.perflab, "report", fmt.Sprint(run.ID), "--db", e.dsn)
+	report.Env = append(os.Environ(), "PERFLAB_HOME="+filepath.Join(e.dir, "home"))
+	out, err := report.CombinedOutput()
+	if err != nil {
+		t.Fatalf("perflab report: %v\n%s", err, out)
+	}
+	t.Logf("$ perflab report %d --db URL\n%s", run.ID, out)
+	// The last shard prints the pooled comparison, the others none; the
+	// report says the same of the same rounds.
+	if n := strings.Count(logs, "still at work"); n != 1 {
+		t.Errorf("%d shards said the run goes on without them, want 1:%s", n, logs)
+	}
+	if !strings.Contains(logs, "slower") || !strings.Contains(string(out), "differs from 1") {
+		t.Errorf("the pooled verdict is missing from the last shard's output or the report:%s\n%s", logs, out)
+	}
+	t.Logf("shard 2 had %d rounds stored when killed; after the requeue every round is stored once", killed)
 }
