@@ -78,6 +78,20 @@ func (e *e2e) submit(script string) string {
 	return job
 }
 
+// psql logs the output of query run by psql against the database, as a
+// user would see it; nothing where psql is not installed.
+func (e *e2e) psql(query string) {
+	bin, err := exec.LookPath("psql")
+	if err != nil {
+		return
+	}
+	out, err := exec.Command(bin, e.dsn, "-c", query).CombinedOutput()
+	if err != nil {
+		e.t.Errorf("psql: %v\n%s", err, out)
+	}
+	e.t.Logf("$ psql \"$PERFLAB_DB\" -c %q\n%s", query, out)
+}
+
 // taskLogs is every task's output, for a failure.
 func (e *e2e) taskLogs() string {
 	var b strings.Builder
@@ -98,8 +112,8 @@ func roundsOf(db *sql.DB, key string, shard int) int {
 
 // killOneShard waits until shard 2 (array task 1) has stored a round but
 // not all of its planned ones (when planned > 0), kills it with SIGKILL,
-// and returns the rounds it had stored.
-func (e *e2e) killOneShard(ctx context.Context, job, key string, planned int) int {
+// and returns the rounds it had stored, each with when it was stored.
+func (e *e2e) killOneShard(ctx context.Context, job, key string, planned int) map[int]string {
 	db, err := sql.Open("pgx", e.dsn)
 	if err != nil {
 		e.t.Fatal(err)
@@ -120,12 +134,49 @@ func (e *e2e) killOneShard(ctx context.Context, job, key string, planned int) in
 	if _, err := e.slurm.Wait(ctx, job, func(ts []slurmtest.Task) bool { return taskDone(ts, 1) }); err != nil {
 		e.t.Fatal(err)
 	}
-	killed := roundsOf(db, key, 2)
-	e.t.Logf("$ scancel --signal=KILL %s  (shard 2 had stored %d rounds)", task, killed)
-	if planned > 0 && killed >= planned {
-		e.t.Fatalf("shard 2 stored all %d of its rounds before it was killed: the test kills too late", killed)
+	killed := storedRounds(e.t, db, key, 2)
+	e.t.Logf("$ scancel --signal=KILL %s  (shard 2 had stored %d rounds)", task, len(killed))
+	if planned > 0 && len(killed) >= planned {
+		e.t.Fatalf("shard 2 stored all %d of its rounds before it was killed: the test kills too late", len(killed))
 	}
 	return killed
+}
+
+// storedRounds returns shard k's stored rounds, each with when it was
+// stored.
+func storedRounds(t *testing.T, db *sql.DB, key string, k int) map[int]string {
+	rows, err := db.Query(`SELECT r.round, r.done_at FROM rounds r JOIN runs u ON u.id = r.run_id WHERE u.run_key = $1 AND r.shard = $2`, key, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int]string{}
+	for rows.Next() {
+		var round int
+		var done string
+		if err := rows.Scan(&round, &done); err != nil {
+			t.Fatal(err)
+		}
+		out[round] = done
+	}
+	return out
+}
+
+// checkKept checks that the rounds a killed shard had stored are still
+// stored, as they were: the requeued shard ran the rest, not them again.
+func (e *e2e) checkKept(key string, killed map[int]string) {
+	db, err := sql.Open("pgx", e.dsn)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close()
+	after := storedRounds(e.t, db, key, 2)
+	for round, done := range killed {
+		if after[round] != done {
+			e.t.Errorf("round %d, stored at %s before the kill, is now stored at %q", round, done, after[round])
+		}
+	}
+	e.t.Logf("shard 2: %d rounds stored before SIGKILL, all kept as they were; %d after the requeue", len(killed), len(after))
 }
 
 func taskDone(ts []slurmtest.Task, index int) bool {
@@ -212,6 +263,7 @@ func (e *e2e) checkRounds(key string, planned, shards, cells int) *store.Run {
 		}
 	}
 	e.t.Log(table.String())
+	e.psql(`SELECT shard, host_id, count(*) AS rounds, min(round) AS first, max(round) AS last, count(DISTINCT round) AS distinct_rounds FROM rounds GROUP BY shard, host_id ORDER BY shard`)
 	for round := 1; round <= max(planned, run.RoundsPlanned); round++ {
 		if seen[round] != 1 {
 			e.t.Errorf("round %d stored %d times, want once", round, seen[round])
@@ -261,7 +313,7 @@ func TestSlurmShardedRunSurvivesAKilledTask(t *testing.T) {
 	killed := e.killOneShard(ctx, job, key, planned/2)
 	e.finish(ctx, job)
 	e.checkRounds(key, planned, 2, 2)
-	t.Logf("shard 2 had %d rounds stored when killed; after the requeue all %d rounds are stored once", killed, planned)
+	e.checkKept(key, killed)
 }
 
 // TestSlurmShardedABSurvivesAKilledTask compares two commits as two array
@@ -305,5 +357,5 @@ func TestSlurmShardedABSurvivesAKilledTask(t *testing.T) {
 	if !strings.Contains(logs, "slower") || !strings.Contains(string(out), "differs from 1") {
 		t.Errorf("the pooled verdict is missing from the last shard's output or the report:%s\n%s", logs, out)
 	}
-	t.Logf("shard 2 had %d rounds stored when killed; after the requeue every round is stored once", killed)
+	e.checkKept(key, killed)
 }
