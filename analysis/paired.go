@@ -30,6 +30,9 @@ type Ratio struct {
 	Lo, Hi float64 // confidence interval of the ratio; NaN when N is too small (at 95%: < 6 fixed, < 8 anytime)
 	Conf   float64 // confidence level the interval achieves (≥ the one asked for); 0 without one
 	P      float64 // two-sided p-value for "the median ratio is 1" (exact sign test, or anytime-valid); 1 when N = 0
+	// E, for a sequential comparison ([BetLogs]), is an e-value for no
+	// change, valid at any stopping time; 0 when not computed.
+	E float64
 }
 
 // HalfWidth is half the interval's width relative to the estimate on the

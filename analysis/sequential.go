@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"sort"
 	"sync"
 )
 
@@ -83,7 +84,28 @@ func AnytimeLogs(d []float64, confidence float64, target int) Ratio {
 		r.Lo, r.Hi, r.Conf = math.Exp(s[j]), math.Exp(s[len(s)-1-j]), confidence
 	}
 	r.P = math.Min(1, 2*math.Exp(-b.logMixture(float64(len(s)), float64(signCount(s)))))
+	r.E = anytimeE(b, s)
 	return r
+}
+
+// anytimeE is the e-value for a zero median of sorted log-ratios s: the
+// mean of the two one-sided mixtures, one in the count of log-ratios ≤ 0
+// (large when the median is above 0), one in the count ≥ 0. Each is a
+// nonnegative supermartingale with mean ≤ 1 under a zero median, so is
+// their mean, and stopped at any round it is an e-value (for e-BH across
+// rows, EBH). 1/E ≤ P.
+func anytimeE(b *medianBoundary, s []float64) float64 {
+	atMost := sort.Search(len(s), func(i int) bool { return s[i] > 0 })
+	atLeast := len(s) - sort.Search(len(s), func(i int) bool { return s[i] >= 0 })
+	t := float64(len(s))
+	return logSumHalf(b.logMixture(t, float64(atMost)), b.logMixture(t, float64(atLeast)))
+}
+
+// logSumHalf is (e^a + e^b)/2, computed without overflow to +Inf before
+// it must.
+func logSumHalf(a, b float64) float64 {
+	hi, lo := math.Max(a, b), math.Min(a, b)
+	return math.Exp(hi + math.Log1p(math.Exp(lo-hi)) - math.Ln2)
 }
 
 // RoundsToHalfWidth estimates how many rounds in all the median's

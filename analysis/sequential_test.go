@@ -251,3 +251,44 @@ func ExampleAnytimeLogs() {
 	fmt.Printf("%.4f [%.4f, %.4f] p=%.3f\n", r.Ratio, r.Lo, r.Hi, r.P)
 	// Output: 1.0202 [1.0182, 1.0233] p=0.045
 }
+
+// TestAnytimeE: the e-value of the median's sequence is at least 1/P, grows
+// with evidence, and under a zero median its mean stays ≤ 1 at a fixed
+// round and its chance of ever reaching 20 within 300 rounds is ≤ 5%.
+func TestAnytimeE(t *testing.T) {
+	d := []float64{0.01, 0.02, 0.03, -0.01, 0.04, 0.05, 0.02, 0.03, 0.01, 0.06, 0.02, 0.03}
+	r := AnytimeLogs(d, 0.95, 0)
+	if !(r.E >= 1/r.P) {
+		t.Errorf("E = %g below 1/P = %g", r.E, 1/r.P)
+	}
+	more := AnytimeLogs(append(d, 0.02, 0.03, 0.04, 0.05), 0.95, 0)
+	if !(more.E > r.E) {
+		t.Errorf("E did not grow with four more rounds above zero: %g → %g", r.E, more.E)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	const runs = 1000
+	sum, crossed := 0.0, 0
+	for range runs {
+		var x []float64
+		hit := false
+		for n := 1; n <= 300; n++ {
+			x = append(x, rng.NormFloat64())
+			e := AnytimeLogs(x, 0.95, 0).E
+			if n == 50 {
+				sum += e
+			}
+			if e >= 20 {
+				hit = true
+			}
+		}
+		if hit {
+			crossed++
+		}
+	}
+	if mean := sum / runs; mean > 1.1 {
+		t.Errorf("mean e-value at round 50 under no change: %.3f > 1", mean)
+	}
+	if rate := float64(crossed) / runs; rate > 0.05+3*math.Sqrt(0.05*0.95/runs) {
+		t.Errorf("e-value reached 1/0.05 in %.3f of runs under no change, want ≤ 0.05", rate)
+	}
+}

@@ -153,7 +153,9 @@ func leftOut(failures []store.Failure) map[string]bool {
 // drift a round saw cancels out, with its interval at the unit's level
 // 1 − α/m for its m rows (Bonferroni: simultaneous, valid under optional
 // stopping and any dependence between rows, as the sequential judge
-// decides rows). A row reads faster/slower (better/worse) when that
+// decides rows); a sequential run's rows at 1 − α·k/m instead, where k
+// rows are decided by e-BH on their e-values (discoveries), at least as
+// many as Bonferroni decides. A row reads faster/slower (better/worse) when that
 // interval excludes 1, "no difference" when it lies within
 // ±EquivalenceBand, and undecided otherwise. The geomean is the paired
 // geomean over the benchmarks both configs ran, at 1 − α. units gives
@@ -238,6 +240,9 @@ func paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		}
 		uopt := opt
 		uopt.Confidence = 1 - opt.Alpha/float64(len(idx))
+		if opt.Anytime && len(idx) > 1 {
+			uopt.Confidence = 1 - opt.Alpha*float64(max(1, discoveries(uopt, idx, rowMaps, opt.Alpha)))/float64(len(idx))
+		}
 		res.Levels[u] = uopt.Confidence
 		for _, i := range idx {
 			r := &res.Rows[i]
@@ -254,6 +259,26 @@ func paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 	}
 	markWorkUnchanged(res.Rows)
 	return res
+}
+
+// discoveries is the number k of a unit's rows (idx) that e-BH
+// (analysis.EBH) decides differ at false discovery rate alpha, from each
+// row's anytime-valid e-value for no change. Every row's interval is then
+// printed at 1 − α·k/m for the unit's m rows (1 − α/m when k = 0): the k
+// rows e-BH decides are exactly those whose interval at that level
+// excludes no change, so the words match the intervals, and the intervals
+// of the rows so chosen hold at a false coverage rate of α (e-BY). Each
+// row's e-value is its sequence stopped when sampling of it stopped, which
+// is an e-value at any stopping time, under any dependence between rows.
+// The run stopped sampling a row on the stricter 1 − α/m (Bonferroni), so
+// a row the run treated as decided stays decided here.
+func discoveries(opt analysis.Options, idx []int, rowMaps [][2]map[int]float64, alpha float64) int {
+	e := make([]float64, 0, len(idx))
+	for _, i := range idx {
+		r := opt.Paired(rowMaps[i][0], rowMaps[i][1])
+		e = append(e, r.E)
+	}
+	return analysis.EBH(e, alpha)
 }
 
 // markWorkUnchanged sets WorkUnchanged on the decided time rows whose
