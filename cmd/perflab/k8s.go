@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/perflab/perflab/launch"
@@ -45,19 +43,10 @@ func (f *k8sFlags) declare(fs *flag.FlagSet) {
 
 func init() {
 	define(cmdK8s, func(f *k8sFlags, pos []string, stdout, stderr io.Writer) error {
-		if len(pos) == 0 {
-			return usageError(errors.New("name the experiment or spec file (as the image sees it), e.g. perflab k8s poolreuse --shards 4 …"))
-		}
-		sh, err := f.shards(pos)
-		if err != nil {
-			return err
-		}
-		f.job.Shards, f.job.Name, f.job.CPUs, f.job.Memory = sh, f.name, f.cpus, f.memory
-		b, err := f.job.Manifest()
-		if err != nil {
-			return usageError(err)
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return f.write(pos, stdout, "the image", func(sh launch.Shards) ([]byte, error) {
+			f.job.Shards, f.job.Name, f.job.CPUs, f.job.Memory = sh, f.name, f.cpus, f.memory
+			b, err := f.job.Manifest()
+			return append(b, '\n'), err
+		})
 	})
 }

@@ -156,6 +156,31 @@ func (f *launchFlags) shards(pos []string) (launch.Shards, error) {
 	return sh, nil
 }
 
+// write checks the worker's command line in pos and writes what build
+// makes of the shards; seen says who reads the paths in pos.
+func (f *launchFlags) write(pos []string, stdout io.Writer, seen string, build func(launch.Shards) ([]byte, error)) error {
+	if len(pos) == 0 {
+		return usageError(fmt.Errorf("name the experiment or spec file as %s sees it (or ab and its revisions), e.g. poolreuse --shards 4 --run-key KEY", seen))
+	}
+	sh, err := f.shards(pos)
+	if err != nil {
+		return err
+	}
+	b, err := build(sh)
+	if err != nil {
+		return usageError(err)
+	}
+	_, err = stdout.Write(b)
+	return err
+}
+
+// parseWorker parses argv with the flags f declares, as command c does.
+func parseWorker(c *command, f flagger, argv []string) ([]string, error) {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	f.declare(fs)
+	return parseQuiet(c, fs, argv)
+}
+
 // checkShardArgs parses a worker's command line with its command's own
 // flag set and checks it as the command would before it measures
 // anything.
@@ -184,9 +209,7 @@ func checkShardArgs(sh launch.Shards) error {
 	switch sh.Command {
 	case "run":
 		f := new(runFlags)
-		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parseQuiet(c, fs, argv)
+		pos, err := parseWorker(c, f, argv)
 		if err != nil {
 			return err
 		}
@@ -205,9 +228,7 @@ func checkShardArgs(sh launch.Shards) error {
 		return nil
 	case "ab":
 		f := new(abFlags)
-		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-		f.declare(fs)
-		pos, err := parseQuiet(c, fs, argv)
+		pos, err := parseWorker(c, f, argv)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/perflab/perflab/launch"
@@ -48,19 +46,9 @@ func (f *slurmFlags) declare(fs *flag.FlagSet) {
 
 func init() {
 	define(cmdSlurm, func(f *slurmFlags, pos []string, stdout, stderr io.Writer) error {
-		if len(pos) == 0 {
-			return usageError(errors.New("name the experiment or spec file (as the nodes see it), e.g. perflab slurm poolreuse --shards 4 --run-key KEY"))
-		}
-		sh, err := f.shards(pos)
-		if err != nil {
-			return err
-		}
-		f.job.Shards, f.job.Name, f.job.CPUs, f.job.Memory = sh, f.name, f.cpus, f.memory
-		b, err := f.job.Script()
-		if err != nil {
-			return usageError(err)
-		}
-		_, err = fmt.Fprint(stdout, string(b))
-		return err
+		return f.write(pos, stdout, "the nodes", func(sh launch.Shards) ([]byte, error) {
+			f.job.Shards, f.job.Name, f.job.CPUs, f.job.Memory = sh, f.name, f.cpus, f.memory
+			return f.job.Script()
+		})
 	})
 }
