@@ -102,13 +102,10 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int, env .
 	if err != nil {
 		return false, err
 	}
-	// Where each machine keeps its sources is its own affair.
-	mine, theirs := r.Plan, got.Plan
-	mine.Sources, theirs.Sources = nil, nil
-	if note, err = mine.note(); err != nil {
+	if note, err = r.Plan.joinNote(); err != nil {
 		return false, fmt.Errorf("join run %q: %w", key, err)
 	}
-	storedNote, err := theirs.note()
+	storedNote, err := got.Plan.joinNote()
 	if err != nil {
 		return false, fmt.Errorf("join run %q: %w", key, err)
 	}
@@ -135,6 +132,19 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int, env .
 	}
 	*r = *got
 	return false, nil
+}
+
+// joinNote is the part of a plan every shard of a run must agree on: not
+// where each machine keeps its sources, nor what the run recorded as it
+// went (the repetitions it chose after its initial pass).
+func (p Plan) joinNote() (string, error) {
+	p.Sources = nil
+	if p.Decide != nil {
+		d := *p.Decide
+		d.Chosen = nil
+		p.Decide = &d
+	}
+	return p.note()
 }
 
 // envDiff names the first of env's entries whose key the run stores with
