@@ -197,8 +197,22 @@ func allDone(ts []slurmtest.Task) bool {
 	return len(ts) > 0
 }
 
-// finish requeues the killed task and waits until every task completed.
-func (e *e2e) finish(ctx context.Context, job string) {
+// finish waits for the other task to end, checks that the run waits for
+// the killed shard, requeues it and waits until every task completed.
+func (e *e2e) finish(ctx context.Context, job, key string) {
+	if _, err := e.slurm.Wait(ctx, job, func(ts []slurmtest.Task) bool { return taskDone(ts, 0) }); err != nil {
+		e.t.Fatalf("%v%s", err, e.taskLogs())
+	}
+	db, err := sql.Open("pgx", e.dsn)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close()
+	var status string
+	if err := db.QueryRow(`SELECT status FROM runs WHERE run_key = $1`, key).Scan(&status); err != nil || status != "running" {
+		e.t.Errorf("with shard 2 killed and shard 1 done, the run is %q (%v), want running", status, err)
+	}
+	e.t.Logf("shard 1 done, shard 2 killed: run %s is %s", key, status)
 	task := job + "_1"
 	if err := e.slurm.Requeue(task); err != nil {
 		e.t.Fatal(err)
@@ -311,7 +325,7 @@ func TestSlurmShardedRunSurvivesAKilledTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	killed := e.killOneShard(ctx, job, key, planned/2)
-	e.finish(ctx, job)
+	e.finish(ctx, job, key)
 	e.checkRounds(key, planned, 2, 2)
 	e.checkKept(key, killed)
 }
@@ -333,7 +347,7 @@ func TestSlurmShardedABSurvivesAKilledTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	killed := e.killOneShard(ctx, job, key, 0)
-	e.finish(ctx, job)
+	e.finish(ctx, job, key)
 	run := e.checkRounds(key, 0, 2, 2)
 	if run.Plan.Stop.Reason != store.StopDecided || run.Plan.Shards != 2 {
 		t.Errorf("run stopped %+v with %d shards, want decided over 2", run.Plan.Stop, run.Plan.Shards)
@@ -342,6 +356,13 @@ func TestSlurmShardedABSurvivesAKilledTask(t *testing.T) {
 	if strings.Count(logs, "every compared ratio is decided (pooled over the shards)") < 2 {
 		t.Errorf("both shards must stop on the pooled decision:%s", logs)
 	}
+	var said []string
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, "---") || strings.Contains(line, "stops sampling") || strings.Contains(line, "still at work") || strings.Contains(line, "BenchmarkWork") {
+			said = append(said, line)
+		}
+	}
+	t.Logf("the tasks' logs, in part:\n%s", strings.Join(said, "\n"))
 	report := exec.Command(e.perflab, "report", fmt.Sprint(run.ID), "--db", e.dsn)
 	report.Env = append(os.Environ(), "PERFLAB_HOME="+filepath.Join(e.dir, "home"))
 	out, err := report.CombinedOutput()
