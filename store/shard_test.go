@@ -118,7 +118,9 @@ func TestJoinRunAgreement(t *testing.T) {
 		want   string
 	}{
 		{"side", func(_ *Run, e []KV) { e[1].Value = "ccc v3" }, `its ab-new is "bbb v2", this shard's "ccc v3"`},
-		{"benchmarks", func(r *Run, _ []KV) { r.Plan.Cells = []Cell{{Bench: "BenchmarkB", Config: "old"}, {Bench: "BenchmarkA", Config: "new"}} },
+		{"benchmarks", func(r *Run, _ []KV) {
+			r.Plan.Cells = []Cell{{Bench: "BenchmarkB", Config: "old"}, {Bench: "BenchmarkA", Config: "new"}}
+		},
 			"only the stored run has BenchmarkA@old; only this shard has BenchmarkB@old"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
