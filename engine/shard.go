@@ -136,11 +136,16 @@ func joinShardRun(ctx context.Context, opt Options, run *store.Run, built []stor
 // shards are still at work (0: this shard ends the run). A run of fixed
 // rounds is complete (or partial) only when every planned round is
 // stored; a sequential one when every shard has stopped sampling
-// (shardStop). Until then it stays "running" for the other shards. When
-// the store cannot be read it stays running too, and the error says why.
+// (recordStop). Until then it stays "running" for the other shards. A
+// shard interrupted or failed leaves it running too, for the other shards
+// and for itself started again, which resumes its rounds. When the store
+// cannot be read it stays running, and the error says why.
 func shardStatus(ctx context.Context, opt Options, runID int64, planned int, status string) (string, int, error) {
-	if opt.Shard == nil || (status != "complete" && status != "partial") {
+	if opt.Shard == nil {
 		return status, 0, nil
+	}
+	if status != "complete" && status != "partial" {
+		return "running", 1, nil
 	}
 	ctx = context.WithoutCancel(ctx)
 	if sequentialAsked(opt) {

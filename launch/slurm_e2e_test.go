@@ -38,6 +38,13 @@ func newE2E(t *testing.T) *e2e {
 	s := slurmtest.ForTest(t)
 	pg := pgtest.ForTest(t)
 	e := &e2e{t: t, slurm: s, dsn: pg.NewDatabaseT(t), dir: t.TempDir()}
+	// The schema first, as perflab makes it: this test's own queries
+	// (psql's too) take no part in the shards' one-at-a-time migration.
+	db, err := store.Open(e.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 	e.perflab = filepath.Join(e.dir, "perflab")
 	build := exec.Command("go", "build", "-o", e.perflab, "github.com/perflab/perflab/cmd/perflab")
 	build.Dir = ".."
@@ -127,15 +134,22 @@ func (e *e2e) killOneShard(ctx context.Context, job, key string, planned int) ma
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	// SIGKILL to the task's batch step, which is perflab (the script
+	// execs it): no signal it could catch first, as when a node dies.
 	task := job + "_1"
-	if out, err := e.slurm.Command("scancel", "--signal=KILL", task).CombinedOutput(); err != nil {
-		e.t.Fatalf("scancel --signal=KILL %s: %v %s", task, err, out)
+	if out, err := e.slurm.Command("scancel", "--batch", "--signal=KILL", task).CombinedOutput(); err != nil {
+		e.t.Fatalf("scancel --batch --signal=KILL %s: %v %s", task, err, out)
 	}
-	if _, err := e.slurm.Wait(ctx, job, func(ts []slurmtest.Task) bool { return taskDone(ts, 1) }); err != nil {
+	tasks, err := e.slurm.Wait(ctx, job, func(ts []slurmtest.Task) bool { return taskDone(ts, 1) })
+	if err != nil {
 		e.t.Fatal(err)
 	}
 	killed := storedRounds(e.t, db, key, 2)
-	e.t.Logf("$ scancel --signal=KILL %s  (shard 2 had stored %d rounds)", task, len(killed))
+	for _, ts := range tasks {
+		if ts.Index == 1 {
+			e.t.Logf("$ scancel --batch --signal=KILL %s  (shard 2 had stored %d rounds; the task ended %s, exit %s)", task, len(killed), ts.State, ts.ExitCode)
+		}
+	}
 	if planned > 0 && len(killed) >= planned {
 		e.t.Fatalf("shard 2 stored all %d of its rounds before it was killed: the test kills too late", len(killed))
 	}

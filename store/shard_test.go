@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perflab/perflab/internal/pgtest"
 )
 
 func TestJoinRun(t *testing.T) {
@@ -138,5 +140,31 @@ func TestJoinRunAgreement(t *testing.T) {
 	stops, err := db.ShardStops(ctx, first.ID, 2)
 	if err != nil || len(stops) != 1 || stops[2].Round != 8 || stops[2].Reason != StopDecided || stops[2].Elapsed != 1500*time.Millisecond {
 		t.Errorf("ShardStops = %+v, %v", stops, err)
+	}
+}
+
+// TestShardsMigrateAtOnce: shards that open one fresh PostgreSQL database
+// at the same moment migrate it one at a time, and all open it.
+func TestShardsMigrateAtOnce(t *testing.T) {
+	c := pgtest.ForTest(t)
+	for try := range 5 {
+		dsn := c.NewDatabaseT(t)
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		for i := range errs {
+			wg.Go(func() {
+				db, err := Open(dsn)
+				if err == nil {
+					db.Close()
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("try %d, shard %d: %v", try, i+1, err)
+			}
+		}
 	}
 }
