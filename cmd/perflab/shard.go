@@ -250,17 +250,23 @@ func checkShardArgs(sh launch.Shards) error {
 	return fmt.Errorf("perflab %s does not run in shards", sh.Command)
 }
 
-// shardWaiting says, for a shard that ended while other shards of its
-// run are still at work, that the run goes on without it and where its
-// pooled result will be, and reports true: such a shard prints no
-// verdict of its own, since the run's one verdict pools every shard.
-func shardWaiting(w io.Writer, res *engine.Result) bool {
+// shardEnd says how a shard that did not end its run ended, and reports
+// true with the command's error: a shard done while other shards of its
+// run are still at work says the run goes on without it and where its
+// pooled result will be, and prints no verdict of its own, since the run's
+// one verdict pools every shard; an interrupted shard says how to go on.
+func shardEnd(w io.Writer, res *engine.Result) (bool, error) {
 	if res == nil || res.ShardsRunning == 0 {
-		return false
+		return false, nil
+	}
+	if res.Status == "interrupted" || res.Status == "failed" {
+		fmt.Fprintf(w, "perflab: this shard of run %d stopped (%s) after %d rounds; they are stored. Start it again with the same arguments, --shard and --run-key: it runs the rest.\n",
+			res.RunID, res.Status, res.RoundsDone)
+		return true, errExit1
 	}
 	fmt.Fprintf(w, "perflab: this shard is done; %d shard(s) of run %d are still at work. The last one to stop prints the pooled result; until then:\n  perflab report %d --db URL\n",
 		res.ShardsRunning, res.RunID, res.RunID)
-	return true
+	return true, nil
 }
 
 // parseQuiet is parse with its message returned in the error instead of
