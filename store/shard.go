@@ -42,7 +42,9 @@ var ErrRunMismatch = errors.New("run key names a different run")
 // when a run with that key exists, loads it into r after checking that it
 // has the same spec text, seed, plan, rounds and shard count. It
 // reports whether this call created the run. The unique key makes the
-// choice atomic: of concurrent shards exactly one creates the run.
+// choice atomic: of concurrent shards exactly one creates the run. No one
+// process owns a sharded run (r.Owner is not recorded): that one shard's
+// process ended says nothing of the others.
 //
 // env is recorded with a run this call creates, in the same transaction,
 // so a shard that joins always finds it; a joining shard's env must
@@ -75,7 +77,7 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int, env .
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (run_key) DO NOTHING RETURNING id`,
 			r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, note,
-			r.Owner.Host, r.Owner.PID, r.Owner.Start, key, shards).Scan(&id)
+			"", 0, "", key, shards).Scan(&id)
 		if err != nil {
 			return err
 		}
@@ -89,6 +91,7 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int, env .
 	if err == nil {
 		r.ID = id
 		r.StartedAt, _ = parseTime(started)
+		r.Owner = Owner{} // no one process owns a sharded run
 		return true, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {

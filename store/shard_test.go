@@ -50,6 +50,15 @@ func TestJoinRun(t *testing.T) {
 	if key, shards, err := db.RunKey(ctx, ids[0]); err != nil || key != "key-1" || shards != 3 {
 		t.Errorf("RunKey = %q, %d, %v", key, shards, err)
 	}
+	// Owned by no one process: the creating shard's end leaves it running.
+	owned := base
+	owned.Owner = Owner{Host: "gone", PID: 1 << 30, Start: "x"}
+	if _, err := db.JoinRun(ctx, &owned, "key-2", 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.GetRun(ctx, owned.ID); err != nil || got.Owner != (Owner{}) || got.State() != "running" {
+		t.Errorf("sharded run: owner %+v, state %s (%v); want no owner, running", got.Owner, got.State(), err)
+	}
 
 	for _, tc := range []struct {
 		name   string

@@ -5,8 +5,9 @@
 // munge's munged): a temporary munge key and socket, a slurm.conf with one
 // node (this host at 127.0.0.1, its CPUs) and one partition, state, spool
 // and logs in a temporary directory, and free ports; it stops everything
-// at the end. Its jobs run as the user who starts it; run as root (as CI
-// does), the daemons run as root too.
+// at the end. The daemons and their jobs run as the user who starts it:
+// root in CI, or an ordinary user (both work; the user needs a writable
+// $TMPDIR).
 package slurmtest
 
 import (
