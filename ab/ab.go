@@ -63,12 +63,16 @@ type Options struct {
 	// labels the side.
 	Configs [2]discover.Config
 
-	Rounds    int           // interleaved rounds; 0 is 10 (Budget or Precision choose them instead)
+	Rounds    int           // interleaved rounds; 0 with no Budget, Precision or MaxRounds samples sequentially under DefaultBudget
 	Benchtime string        // -test.benchtime of each cell; "" is 100ms
 	CPU       []int         // -test.cpu list; nil runs the default
 	Budget    time.Duration // when > 0, add rounds while a ratio is undecided, within this time
-	Precision float64       // sample until every ratio's half-width is at most this (0.01 = ±1%)
-	MaxRounds int           // at most this many rounds when sampling sequentially
+	// DefaultBudget marks Budget as the default rather than the user's:
+	// a first interval of every ratio that needs more grows it
+	// (engine.Options.DefaultBudget).
+	DefaultBudget bool
+	Precision     float64 // sample until every ratio's half-width is at most this (0.01 = ±1%)
+	MaxRounds     int     // at most this many rounds when sampling sequentially
 	// Unit is the unit sequential sampling decides on: sec/op,
 	// cpu-sec/op or instructions/op; "" is the gated time unit of the
 	// first rule (see [GateUnit]), else sec/op.
@@ -76,7 +80,13 @@ type Options struct {
 	// Layout is engine.LayoutRandom (the default: each side is relinked
 	// with fresh random function layouts every few rounds, so verdicts
 	// hold over layouts) or engine.LayoutFixed (one link per side).
-	Layout    string
+	Layout string
+	// FuncAlign, when > 0, pins every function's alignment to FuncAlign
+	// bytes on both sides (-ldflags=-funcalign=N): a hot loop's place in
+	// its cache line then follows from the source, not from where the
+	// random layout put its function; layouts are still sampled for what
+	// pinning leaves (function order, cache sets, predictors).
+	FuncAlign int
 	Measure   string // also measure "instructions" (spec.ParseMeasure)
 	NoProfile bool   // skip the profiling pass
 	Seed      int64  // seed for the round order; 0 picks one from the clock
@@ -99,6 +109,11 @@ type Options struct {
 	ArtifactDir string    // the run's artifacts go to ArtifactDir/run-<id>/
 	Progress    io.Writer // progress lines while it works; nil discards them
 }
+
+// DefaultBudget is the budget of a comparison given neither rounds nor a
+// budget: it samples sequentially until every ratio is decided, and grows
+// when the first interval of every ratio needs more.
+const DefaultBudget = 2 * time.Minute
 
 // Sides' names: the configs of the run.
 const (
@@ -159,6 +174,10 @@ func Prepare(ctx context.Context, opt Options) (*Pair, error) {
 		return nil, err
 	}
 	p := &Pair{opt: opt, Old: side(Old, opt.Configs[0]), New: side(New, opt.Configs[1])}
+	if opt.FuncAlign > 0 {
+		p.Old.LDFlags = fmt.Sprintf("-funcalign=%d", opt.FuncAlign)
+		p.New.LDFlags = p.Old.LDFlags
+	}
 	sides := []*Side{&p.Old, &p.New}
 	if err := materialise(ctx, opt.Dir, [2]string{opt.Old, opt.New}, opt.CacheDir, sides); err != nil {
 		return nil, err
@@ -198,11 +217,17 @@ func (o Options) withDefaults() (Options, error) {
 	o.Bench = cmpOr(o.Bench, ".")
 	o.Benchtime = cmpOr(o.Benchtime, "100ms")
 	o.Layout = cmpOr(o.Layout, engine.LayoutRandom)
-	if o.Rounds == 0 {
-		o.Rounds = 10
-	}
 	if o.Rounds < 0 {
 		return o, errors.New("--rounds must be at least 1")
+	}
+	if a := o.FuncAlign; a != 0 && (a < 16 || a > 4096 || a&(a-1) != 0) {
+		return o, fmt.Errorf("--funcalign %d: want a power of two from 16 to 4096 bytes (64, a cache line, pins a loop's place in its line), or 0 for the linker's default", a)
+	}
+	if o.Rounds == 0 && o.Budget == 0 && o.Precision == 0 && o.MaxRounds == 0 {
+		// Neither rounds nor a budget: sample until decided, within a
+		// budget that grows when the first interval of every benchmark
+		// needs more.
+		o.Budget, o.DefaultBudget = DefaultBudget, true
 	}
 	if o.Alpha == 0 {
 		o.Alpha = 0.05
@@ -270,11 +295,11 @@ func (p *Pair) engineOptions(db *store.DB) engine.Options {
 	return engine.Options{
 		Shard: o.Shard, Env: env,
 		Spec: p.spec, Mode: "quick", DB: db, ArtifactDir: o.ArtifactDir, CacheDir: filepath.Join(o.CacheDir, "bin"), Progress: o.Progress,
-		Seed: o.Seed, Rounds: o.Rounds, Benchtime: o.Benchtime, CPU: o.CPU, Budget: o.Budget, Measure: o.Measure,
+		Seed: o.Seed, Rounds: o.Rounds, Benchtime: o.Benchtime, CPU: o.CPU, Budget: o.Budget, DefaultBudget: o.DefaultBudget, Alpha: o.Alpha, Measure: o.Measure,
 		NoProfile: o.NoProfile, Verbose: o.Verbose, Precision: o.Precision, MaxRounds: o.MaxRounds, Unit: unit, Layout: o.Layout,
 		Cells: discover.Cells(p.Benchmarks, []string{Old, New}), GateRatios: limits,
 		Sources: map[string]string{Old: p.Old.Source.ModDir, New: p.New.Source.ModDir},
-		Judge:   Judge{DB: db}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
+		Judge:   Judge{DB: db, Alpha: o.Alpha, Rows: true}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
 	}
 }
 

@@ -15,16 +15,45 @@ import (
 // claim checks and compared ratios: findings.JudgeSequential and
 // findings.JudgeFirstLook) and package report words each item's progress
 // line.
-type Judge struct{ DB *store.DB }
+type Judge struct {
+	DB *store.DB
+	// Alpha is the error rate the run decides at (0 → 0.05): each of a
+	// unit's m compared ratios at 1 − Alpha/m.
+	Alpha float64
+	// Rows marks a comparison whose every row is a compared ratio (ab):
+	// a run of fixed rounds must then give each an interval
+	// (engine.Rules.FixedFor).
+	Rows bool
+}
 
-var _ engine.Judge = Judge{}
+var (
+	_ engine.Judge         = Judge{}
+	_ engine.LayoutChooser = Judge{}
+)
 
 // Rules asks for a first look when the spec has claim checks that more
 // rounds can decide, and for findings' initial pass of a sequential run:
 // long enough for a first interval at the level its many ratios are
-// judged at.
+// judged at; a run of fixed rounds needs as many observations for the
+// fixed-n interval at that level.
 func (j Judge) Rules(s *spec.Spec) engine.Rules {
-	return engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds, InitialFor: findings.InitialRoundsFor}
+	r := engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds,
+		InitialFor: func(cells int) int { return findings.InitialRoundsAt(cells, j.Alpha) }}
+	if j.Rows {
+		r.FixedFor = func(cells int) int { return findings.FixedRoundsAt(cells, j.Alpha) }
+	}
+	return r
+}
+
+// ChoosePerLayout chooses the rounds a layout serves after a sequential
+// run's initial pass (findings.ChoosePerLayout) and words the choice
+// (report.LayoutChoiceLine).
+func (j Judge) ChoosePerLayout(ctx context.Context, runID int64, costs engine.LayoutCosts) (int, string, error) {
+	c, err := findings.ChoosePerLayout(ctx, j.DB, runID, costs.Link, costs.Round, costs.Per, engine.MaxPerLayout)
+	if err != nil {
+		return 0, "", err
+	}
+	return c.Per, report.LayoutChoiceLine(c), nil
 }
 
 // Sequential judges a sequential run after a round.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/perflab/perflab/discover"
@@ -20,6 +21,9 @@ type Side struct {
 	// Tag the name they were given, when it is not Name.
 	Env []string
 	Tag string
+	// LDFlags are linker flags both sides share (ab.Options.FuncAlign's
+	// -funcalign), which the label leaves out.
+	LDFlags string
 	// Skipped are the listed benchmarks that skipped themselves
 	// (b.Skip), with their messages.
 	Skipped []gotest.Skip
@@ -64,7 +68,13 @@ func (s Side) short() string {
 }
 
 // Config is the side's config in the run.
-func (s Side) Config() discover.Config { return discover.Config{Name: s.Name, Env: s.Env} }
+func (s Side) Config() discover.Config {
+	c := discover.Config{Name: s.Name, Env: s.Env}
+	if s.LDFlags != "" {
+		c.Env = append(slices.Clone(c.Env), "LDFLAGS="+s.LDFlags)
+	}
+	return c
+}
 
 // ParseConfigs reads the settings of both sides: none, or two values
 // (OLD's, then NEW's) of the form NAME:KEY=VAL,… (discover.ParseConfig).

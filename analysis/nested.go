@@ -181,3 +181,24 @@ func ChooseRepeats(reps [][][]float64, start, perRep time.Duration, maxK int) (k
 	}
 	return BestRepeats(c, len(reps), start, perRep, maxK), true
 }
+
+// PerLayout is the rounds one link layout should serve, by the same
+// allocation one level up (Cochran's two-stage rule): a cluster of k
+// rounds on one layout costs link + k·round, and its mean log-ratio has
+// variance layout + noise/k, where layout is the variance the two sides'
+// layouts add to a ratio (LayoutSpread's SD, squared) and noise a round's
+// variance within a layout (its Noise, squared). The product is least at
+// k* = √(link·noise / (round·layout)): one round a layout when layout
+// dominates and links are cheap, long clusters when noise dominates and
+// links are dear. The result is k* rounded, within [1, maxK]; maxK when
+// the layout component is 0 (not told from noise).
+func PerLayout(layout, noise float64, link, round time.Duration, maxK int) int {
+	if !(noise >= 0) || round <= 0 || maxK < 1 {
+		return 1
+	}
+	if !(layout > 0) {
+		return maxK
+	}
+	k := math.Sqrt(link.Seconds() * noise / (round.Seconds() * layout))
+	return max(1, min(maxK, int(math.Round(k))))
+}

@@ -239,3 +239,24 @@ func TestChooseRepeatsOneSided(t *testing.T) {
 		t.Errorf("slowed processes: %d %v, want 1", k, ok)
 	}
 }
+
+func TestPerLayout(t *testing.T) {
+	for _, tc := range []struct {
+		layout, noise float64
+		link, round   time.Duration
+		want          int
+	}{
+		{0.02 * 0.02, 0.10 * 0.10, time.Second, time.Second, 5},      // noise dominates: √25
+		{0.05 * 0.05, 0.05 * 0.05, time.Second, time.Second, 1},      // alike, links as dear as rounds
+		{0.05 * 0.05, 0.05 * 0.05, 16 * time.Second, time.Second, 4}, // dear links
+		{0.10 * 0.10, 0.02 * 0.02, time.Second, time.Second, 1},      // layout dominates
+		{0, 0.01, time.Second, time.Second, 8},                       // layout not told from noise
+		{0.02 * 0.02, 0.50 * 0.50, 10 * time.Second, time.Second, 8}, // capped
+		{0.02 * 0.02, 0.10 * 0.10, time.Second, 0, 1},                // no round cost known
+		{math.NaN(), 0.01, time.Second, time.Second, 8},              // no layout estimate
+	} {
+		if got := PerLayout(tc.layout, tc.noise, tc.link, tc.round, 8); got != tc.want {
+			t.Errorf("PerLayout(%g, %g, %s, %s) = %d, want %d", tc.layout, tc.noise, tc.link, tc.round, got, tc.want)
+		}
+	}
+}

@@ -419,3 +419,20 @@ func (o Options) PairedIntervalName() string {
 	}
 	return "sign-test interval"
 }
+
+// FixedFirstInterval is the fewest observations (rounds, or layout
+// clusters) for which [PairedLogs] gives an interval at confidence: the
+// sign test's interval needs P(B = 0) = 2^−n ≤ (1 − confidence)/2: 6 at
+// 95%, 9 at 1 − 0.05/10.
+func FixedFirstInterval(confidence float64) int {
+	if !(confidence > 0 && confidence < 1) {
+		return 0
+	}
+	n := 1
+	for ; n < 64; n++ {
+		if j, _ := signCritical(n, (1-confidence)/2); j >= 0 {
+			break
+		}
+	}
+	return n
+}

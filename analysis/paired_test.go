@@ -115,3 +115,24 @@ func TestOptionsGeomean(t *testing.T) {
 		t.Fatalf("geomean of ×2 and ×8 = %+v, want 4 over 6 rounds", g)
 	}
 }
+
+func TestFixedFirstInterval(t *testing.T) {
+	for _, tc := range []struct {
+		conf float64
+		want int
+	}{{0.95, 6}, {1 - 0.05/3, 7}, {1 - 0.05/10, 9}, {0.5, 2}, {1, 0}, {math.NaN(), 0}} {
+		got := FixedFirstInterval(tc.conf)
+		if got != tc.want {
+			t.Errorf("FixedFirstInterval(%g) = %d, want %d", tc.conf, got, tc.want)
+		}
+		if got > 0 {
+			d := make([]float64, got)
+			for i := range d {
+				d[i] = float64(i)
+			}
+			if !PairedLogs(d, tc.conf).HasInterval() || PairedLogs(d[1:], tc.conf).HasInterval() {
+				t.Errorf("confidence %g: an interval should need exactly %d values", tc.conf, got)
+			}
+		}
+	}
+}

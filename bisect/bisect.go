@@ -73,7 +73,7 @@ type Step struct {
 // Outcome is what a step found.
 type Outcome struct {
 	Verdict Verdict
-	Why     string // for Skip and Undecided: what happened, for people
+	Why     Reason // for Skip and Undecided: what happened
 }
 
 // Stepper runs one step: it measures (or finds stored) rounds of the

@@ -33,16 +33,16 @@ func (tr *truth) Step(_ context.Context, s Step) (Outcome, error) {
 	}
 	if s.Kind == Endpoints {
 		if tr.endsOpen {
-			return Outcome{Verdict: Undecided, Why: "budget spent"}, nil
+			return Outcome{Verdict: Undecided, Why: Reason{Cause: BudgetSpent}}, nil
 		}
 		r := tr.level[s.Hi] / tr.level[s.Lo]
 		return Outcome{Verdict: DecideEnds(r, r, tr.minEffect)}, nil
 	}
 	if tr.skip[s.Mid] {
-		return Outcome{Verdict: Skip, Why: "does not build"}, nil
+		return Outcome{Verdict: Skip, Why: Reason{Cause: NotBuilt}}, nil
 	}
 	if tr.undecided[s.Mid] {
-		return Outcome{Verdict: Undecided, Why: "budget spent"}, nil
+		return Outcome{Verdict: Undecided, Why: Reason{Cause: BudgetSpent}}, nil
 	}
 	c := tr.level[s.Mid] * tr.level[s.Mid] / (tr.level[s.Lo] * tr.level[s.Hi])
 	return Outcome{Verdict: DecideMid(c, c, tr.level[len(tr.level)-1] > tr.level[0])}, nil

@@ -140,6 +140,10 @@ type Reason struct {
 	// Cell is a cell that carries no rounds (NoRounds); Better the series
 	// better above the crossing found (CrossesOtherWay, OnlyOtherWay).
 	Cell, Better string
+	// Config is the config a NotFetched check reads; Fetch what its build
+	// could not download ("toolchain go1.22.12"), and Err the go
+	// command's reason.
+	Config, Fetch string
 }
 
 // Why names why a check was not reproduced.
@@ -250,4 +254,10 @@ const (
 	// NoCrossover: no crossover, one series better on both sides of the
 	// range.
 	NoCrossover
+
+	// NotFetched: the check reads Config, whose toolchain or modules
+	// (Fetch) could not be downloaded where the run ran (Err says why),
+	// so the run has no samples of it. Set by package findings, which
+	// reads the stored config rows.
+	NotFetched
 )

@@ -11,6 +11,7 @@ import (
 	"github.com/perflab/perflab/culprit"
 	"github.com/perflab/perflab/engine"
 	"github.com/perflab/perflab/internal/workmod"
+	"github.com/perflab/perflab/report"
 )
 
 // TestFind bisects four commits after GOOD through the API alone: the
@@ -39,7 +40,7 @@ func TestFind(t *testing.T) {
 	if len(res.Steps) != 3 || res.Search.Measured() != 3 || len(res.Search.Records) != 4 {
 		t.Errorf("%d measuring steps, %d records; want 3 and 4", len(res.Steps), len(res.Search.Records))
 	}
-	if len(res.Skips) != 1 || res.Skips[0].Commit != 2 || !strings.HasPrefix(res.Skips[0].Why, "does not build: ./work.go:3:1: syntax error") {
+	if len(res.Skips) != 1 || res.Skips[0].Commit != 2 || !strings.HasPrefix(report.BisectWhy(res.Skips[0].Why), "does not build: ./work.go:3:1: syntax error") {
 		t.Errorf("skips %+v; want commit 2, which does not build", res.Skips)
 	}
 	// A planted 4× slowdown: decided (its interval excludes no change),

@@ -45,9 +45,9 @@ type stepper struct {
 
 // skip is the outcome of a step whose midpoint cannot be measured, said
 // on the progress output.
-func (s *stepper) skip(mid int, why report.BisectReason) bisect.Outcome {
-	fmt.Fprintf(s.opt.Progress, "perflab bisect: skipping %s: %s\n", s.name(mid), why)
-	return bisect.Outcome{Verdict: bisect.Skip, Why: why.String()}
+func (s *stepper) skip(mid int, why bisect.Reason) bisect.Outcome {
+	fmt.Fprintf(s.opt.Progress, "perflab bisect: skipping %s: %s\n", s.name(mid), report.BisectWhy(why))
+	return bisect.Outcome{Verdict: bisect.Skip, Why: why}
 }
 
 // Step runs (or reads from the store) one step of the search.
@@ -69,7 +69,7 @@ func (s *stepper) Step(ctx context.Context, st bisect.Step) (bisect.Outcome, err
 			return s.skip(st.Mid, unmeasurable(err)), nil
 		}
 		if missing := lacking(s.set, s.benches[st.Mid]); len(missing) > 0 {
-			return s.skip(st.Mid, report.BisectReason{Cause: report.BisectLacking, Missing: missing}), nil
+			return s.skip(st.Mid, bisect.Reason{Cause: bisect.Lacking, Missing: missing}), nil
 		}
 	}
 	runs, stored := s.storedRuns(st)
@@ -80,7 +80,7 @@ func (s *stepper) Step(ctx context.Context, st bisect.Step) (bisect.Outcome, err
 	if why.Cause != 0 && step.Rounds == 0 {
 		if st.Kind == bisect.Endpoints {
 			// Without GOOD and BAD measured there is no search.
-			return bisect.Outcome{}, fmt.Errorf("GOOD and BAD could not be measured: %s", why)
+			return bisect.Outcome{}, fmt.Errorf("GOOD and BAD could not be measured: %s", report.BisectWhy(why))
 		}
 		return s.skip(st.Mid, why), nil
 	}
@@ -89,20 +89,16 @@ func (s *stepper) Step(ctx context.Context, st bisect.Step) (bisect.Outcome, err
 		s.rule.Up = step.BadGood.Ratio > 1
 	}
 	fmt.Fprintf(s.opt.Progress, "perflab bisect: %s\n", report.BisectStepLine(step))
-	out := bisect.Outcome{Verdict: step.Verdict}
-	if why.Cause != 0 {
-		out.Why = why.String()
-	}
-	return out, nil
+	return bisect.Outcome{Verdict: step.Verdict, Why: why}, nil
 }
 
 // unmeasurable says why a commit that could not be prepared is skipped.
-func unmeasurable(err error) report.BisectReason {
+func unmeasurable(err error) bisect.Reason {
 	var nb *notBuilt
 	if errors.As(err, &nb) {
-		return report.BisectReason{Cause: report.BisectNotBuilt, Detail: nb.detail}
+		return bisect.Reason{Cause: bisect.NotBuilt, Detail: nb.detail}
 	}
-	return report.BisectReason{Cause: report.BisectNotListed, Detail: firstLine(err.Error())}
+	return bisect.Reason{Cause: bisect.NotListed, Detail: firstLine(err.Error())}
 }
 
 // notBuilt is a commit whose test binary does not build; detail is the
@@ -241,8 +237,8 @@ func (s *stepper) storedRuns(st bisect.Step) ([]int64, int) {
 // with a new run of further rounds. why says what kept it undecided, or
 // why a midpoint could not be measured (with no rounds); its Cause is 0
 // when the step was decided.
-func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, stored int) (findings.BisectStep, report.BisectReason, error) {
-	var none report.BisectReason
+func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, stored int) (findings.BisectStep, bisect.Reason, error) {
+	var none bisect.Reason
 	if len(runs) > 0 {
 		step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
 		if err != nil || step.Verdict != bisect.Undecided {
@@ -254,12 +250,12 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 	switch {
 	case left < 1:
 		step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
-		return step, report.BisectReason{Cause: report.BisectStoredRoundsSpent, Rounds: stored}, err
+		return step, bisect.Reason{Cause: bisect.StoredRoundsSpent, Rounds: stored}, err
 	case !ok && st.Kind == bisect.Endpoints && len(runs) == 0:
 		return findings.BisectStep{}, none, s.tooSmall(st, budget, minStepBudget)
 	case !ok:
 		step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
-		return step, report.BisectReason{Cause: report.BisectBudgetSpent}, err
+		return step, bisect.Reason{Cause: bisect.BudgetSpent}, err
 	}
 	first := budget
 	var spent time.Duration
@@ -270,7 +266,7 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 			// What is left of the budget cannot start another run of
 			// the step: the step ends undecided on the rounds it has.
 			step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
-			return step, report.BisectReason{Cause: report.BisectShareSpent, Spent: spent}, err
+			return step, bisect.Reason{Cause: bisect.ShareSpent, Spent: spent}, err
 		}
 		if errors.As(err, &small) && small.Least > 0 {
 			if st.Kind == bisect.Endpoints {
@@ -279,7 +275,7 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 			// A later step whose share cannot start it: the budget is
 			// spent, as when the share is below minStepBudget.
 			step, err := findings.LoadBisectStep(ctx, s.db, st, runs, s.rule)
-			return step, report.BisectReason{Cause: report.BisectBudgetSpent}, err
+			return step, bisect.Reason{Cause: bisect.BudgetSpent}, err
 		}
 		if err != nil {
 			return findings.BisectStep{}, none, err
@@ -294,7 +290,7 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 			return step, s.failure(ctx, st, id), nil
 		}
 		if budget <= 0 {
-			return step, report.BisectReason{Cause: report.BisectRoundsSpent, Rounds: s.opt.MaxRounds}, nil
+			return step, bisect.Reason{Cause: bisect.RoundsSpent, Rounds: s.opt.MaxRounds}, nil
 		}
 		// An undecided step ends the search, so what is left of the
 		// budget can serve only this step: it goes on with a further
@@ -305,7 +301,7 @@ func (s *stepper) measure(ctx context.Context, st bisect.Step, runs []int64, sto
 		// what is left would spend ever more of themselves on that.
 		left = s.opt.MaxRounds - step.Rounds
 		if budget, ok = s.furtherBudget(st, first); !ok || left < 1 || ctx.Err() != nil {
-			return step, report.BisectReason{Cause: report.BisectShareSpent, Spent: spent}, nil
+			return step, bisect.Reason{Cause: bisect.ShareSpent, Spent: spent}, nil
 		}
 		fmt.Fprintf(s.opt.Progress, "perflab bisect: step %d still undecided after %d rounds; it goes on with %s more of the budget\n", st.Number, step.Rounds, budget.Round(time.Second))
 	}
@@ -460,17 +456,17 @@ func (j stepJudge) FirstLook(context.Context, int64) (engine.Status, error) {
 
 // failure says why a step's run measured nothing: the first failure
 // recorded for the midpoint's cells.
-func (s *stepper) failure(ctx context.Context, st bisect.Step, id int64) report.BisectReason {
+func (s *stepper) failure(ctx context.Context, st bisect.Step, id int64) bisect.Reason {
 	fs, err := s.db.Failures(ctx, id)
 	if err != nil || len(fs) == 0 {
-		return report.BisectReason{Cause: report.BisectUnmeasured}
+		return bisect.Reason{Cause: bisect.Unmeasured}
 	}
 	for _, f := range fs {
 		if st.Kind == bisect.Endpoints || f.Config == findings.BisectMid || f.Config == findings.BisectMidAgain {
-			return report.BisectReason{Cause: report.BisectFailing, Detail: firstLine(f.Reason)}
+			return bisect.Reason{Cause: bisect.Failing, Detail: firstLine(f.Reason)}
 		}
 	}
-	return report.BisectReason{Cause: report.BisectUnmeasured, Detail: firstLine(fs[0].Reason)}
+	return bisect.Reason{Cause: bisect.Unmeasured, Detail: firstLine(fs[0].Reason)}
 }
 
 // compileError is the first line of a failed build's output that names a

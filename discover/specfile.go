@@ -34,6 +34,9 @@ var envKeys = map[string]string{
 	"GOEXPERIMENT": "goexperiment", "GOTOOLCHAIN": "gotoolchain", "GOMAXPROCS": "gomaxprocs",
 	"GOGC": "gogc", "GOMEMLIMIT": "gomemlimit", "GODEBUG": "godebug",
 	"PGO": "pgo", // the build flag -pgo: off, auto or a profile file
+	// The build flag -ldflags, which ab sets on both sides to pin the
+	// function alignment (ab.Options.FuncAlign).
+	"LDFLAGS": "ldflags",
 }
 
 // SpecText writes a spec for the benchmarks. When they form a full sweep of

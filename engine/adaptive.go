@@ -187,7 +187,7 @@ func (s *sequential) decide(opt Options) *store.Decide {
 		k = repeats
 	}
 	return &store.Decide{Unit: s.unit, UnitChosen: s.unitChosen, Precision: s.precision, GateRatios: s.limits,
-		MaxRounds: s.maxRounds, Budget: s.budget, Repeats: k}
+		MaxRounds: s.maxRounds, Budget: s.budget, Repeats: k, Alpha: opt.Alpha}
 }
 
 // cpuTimed is the time in the timed loop each process of a run deciding on
@@ -428,6 +428,13 @@ func (r *rounds) initialPassSpent(ctx context.Context, round int, start time.Tim
 
 // runMore runs the sequential rounds after the initial pass and prints the
 // run's sample efficiency.
+//
+// It asks the judge only where a layout cluster ends (with layouts
+// relinked every few rounds; after every round otherwise): rounds that
+// share a layout are one observation, and a look inside a cluster would
+// judge one observation before it is whole, a look the confidence
+// sequence's guarantee does not cover. A cluster's rounds run the cells
+// that were open when it began.
 func (r *rounds) runMore(ctx context.Context) error {
 	defer func() { fmt.Fprintf(r.progress, "perflab: sample efficiency: %s\n", r.eff) }()
 	if r.opt.Shard != nil {
@@ -446,6 +453,7 @@ func (r *rounds) runMore(ctx context.Context) error {
 		round = max(round, slices.Max(done))
 	}
 	idx := indexOf(r.plan)
+	prog := newSeqProgress(r.progress, r.opt.Verbose, s, r.logGate())
 	for {
 		st, err := r.opt.Judge.Sequential(ctx, r.runID)
 		if err != nil {
@@ -456,11 +464,11 @@ func (r *rounds) runMore(ctx context.Context) error {
 		}
 		undecided := idx.openCells(st)
 		open := r.withoutLeft(undecided)
-		var reason store.StopReason
-		remaining := time.Duration(0)
-		if s.budget > 0 {
-			remaining = s.budget - time.Since(s.start) - r.profileReserve()
+		if err := r.chooseLayouts(ctx, round, open); err != nil {
+			return err
 		}
+		var reason store.StopReason
+		remaining := r.remaining()
 		switch {
 		case len(undecided) == 0:
 			reason = store.StopDecided
@@ -472,6 +480,7 @@ func (r *rounds) runMore(ctx context.Context) error {
 			reason = store.StopBudget
 		}
 		if reason != "" {
+			prog.end(round, st, reason)
 			stop := store.Stop{Round: round, Reason: reason, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()}
 			if err := r.opt.DB.SetStop(context.WithoutCancel(ctx), r.runID, stop); err != nil {
 				return err
@@ -480,18 +489,59 @@ func (r *rounds) runMore(ctx context.Context) error {
 			return nil
 		}
 		s.warnNoise(r.progress, st, remaining, r.roundCost(open))
-		fmt.Fprintf(r.progress, "perflab: after %d rounds (%s elapsed): %s; round %d runs %d of %d cells (sequential)\n",
-			round, time.Since(s.start).Round(time.Second), openLine(st), round+1, len(open), len(r.plan.Cells))
-		round++
-		if err := r.noiseBefore(ctx); err != nil {
-			return err
+		prog.look(round, st, len(open), len(r.plan.Cells))
+		// One cluster: its rounds, with the cells open at its start,
+		// until its layout is done or the budget or the rounds end.
+		for {
+			round++
+			if err := r.noiseBefore(ctx); err != nil {
+				return err
+			}
+			if err := r.runRound(ctx, round, r.plan.OrderOf(round, open)); err != nil {
+				return err
+			}
+			s.rounds++
+			if r.lay.endsCluster(round) || round >= s.maxRounds || s.budget > 0 && r.remaining() < r.roundCost(open) {
+				break
+			}
 		}
-		order := r.plan.OrderOf(round, open)
-		if err := r.runRound(ctx, round, order); err != nil {
-			return err
-		}
-		s.rounds++
 	}
+}
+
+// remaining is the budget left for rounds: what the budget has not spent,
+// less the profiling pass's reserve; 0 without a budget.
+func (r *rounds) remaining() time.Duration {
+	s := r.seq
+	if s == nil || s.budget <= 0 {
+		return 0
+	}
+	return s.budget - time.Since(s.start) - r.profileReserve()
+}
+
+// chooseLayouts asks the judge, once, after the initial pass of a run that
+// relinks layouts, how many rounds a layout should serve from the next
+// round on (LayoutChooser), and makes it so: a new phase of the run's
+// layouts, recorded with its plan, and a line that says why.
+func (r *rounds) chooseLayouts(ctx context.Context, round int, open []int) error {
+	lc, ok := r.opt.Judge.(LayoutChooser)
+	if !ok || r.lay == nil || r.lay.chosen || len(open) == 0 || r.opt.Shard != nil {
+		return nil
+	}
+	r.lay.chosen = true
+	per, why, err := lc.ChoosePerLayout(ctx, r.runID, LayoutCosts{Link: r.lay.perCluster(), Round: r.roundCost(open), Per: r.lay.per(round)})
+	if err != nil {
+		return fmt.Errorf("choosing the rounds per layout: %w", err)
+	}
+	if per < 1 {
+		return nil
+	}
+	per = min(per, maxPerLayout)
+	if !r.lay.setPer(round, per) {
+		fmt.Fprintf(r.progress, "perflab: link layouts: a fresh one every %s from round %d on, as before: %s\n", everyRounds(per), round+1, why)
+		return nil
+	}
+	fmt.Fprintf(r.progress, "perflab: link layouts: a fresh one every %s from round %d on: %s\n", everyRounds(per), round+1, why)
+	return r.opt.DB.SetLayoutPhases(ctx, r.runID, r.lay.plan().Phases)
 }
 
 // runRound runs the given cells (indexes into the plan) as round number

@@ -40,12 +40,19 @@ type Options struct {
 	Benchtime   string        // overrides the mode's benchtime when non-empty
 	CPU         []int         // overrides the mode's -test.cpu list when non-nil
 	Budget      time.Duration // when > 0, rounds and benchtime are chosen to fit it
-	Cells       []plan.Cell   // when non-nil, run these cells instead of the spec's axis product
-	NoProfile   bool          // skip the profiling pass
-	NoFollowUp  bool          // run exactly the planned rounds: no follow-up rounds after the first look (followup.go)
-	NoiseRuns   int           // calibration loops before and after; 0 → 30
-	Measure     string        // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
-	Progress    io.Writer     // progress lines; nil → discard
+	// DefaultBudget marks Budget as a default the user did not choose:
+	// when the first interval of every compared ratio needs more, the
+	// run grows it to what they need and says so, instead of refusing.
+	DefaultBudget bool
+	// Alpha is the error rate a sequential run decides at (recorded in
+	// store.Decide.Alpha); 0 → 0.05.
+	Alpha      float64
+	Cells      []plan.Cell // when non-nil, run these cells instead of the spec's axis product
+	NoProfile  bool        // skip the profiling pass
+	NoFollowUp bool        // run exactly the planned rounds: no follow-up rounds after the first look (followup.go)
+	NoiseRuns  int         // calibration loops before and after; 0 → 30
+	Measure    string      // also measure "instructions" (see spec.ParseMeasure); "" uses the mode's
+	Progress   io.Writer   // progress lines; nil → discard
 
 	// Sequential sampling (adaptive.go): on when Sequential is set or any
 	// of Precision, MaxRounds and Budget is. After an initial pass, rounds
@@ -231,7 +238,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return nil, err
 	}
 	if len(bins) == 0 {
-		return nil, errors.New("no configuration could be built; see the errors above")
+		return nil, errors.New("no configuration could be built or downloaded; see the errors above")
 	}
 	if resume != nil {
 		if resume, err = checkBinaries(ctx, opt, resume, configRows, progress); err != nil {
@@ -265,10 +272,15 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		return nil, err
 	}
 	defer lay.close()
+	if seq == nil && resume == nil && rules.FixedFor != nil && opt.Budget <= 0 {
+		if err := fitObservations(lay, mode.Rounds, rules.FixedFor(cellsPerConfig(p)), progress); err != nil {
+			return nil, err
+		}
+	}
 	if seq != nil && lay != nil {
 		// The initial pass gives every compared ratio its first
 		// interval: as many layouts as it would have rounds.
-		seq.initial *= lay.per
+		seq.initial *= lay.per(1)
 	}
 	opt.Shard.splitInitial(seq, lay)
 	// A shard's budget is its machine's wall time: nothing is fitted to
@@ -282,13 +294,13 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &m, timeout, bins, meas, lay, &probed, io.Discard)
 		}
 		err := try()
-		if err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
+		if per := lay.per(1); err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
 			// A layout a round: every round is an observation of its
-			// own, so the initial pass needs half the rounds, and the
-			// layout column goes without (it needs rounds that share a
-			// layout to tell layout from noise).
-			seq.initial /= minPerLayout
-			fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead\n", seq.initial*minPerLayout, minPerLayout)
+			// own, so the initial pass needs 1/per of the rounds, and
+			// the layout column goes without (it needs rounds that
+			// share a layout to tell layout from noise).
+			fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead (%d rounds)\n", seq.initial, per, seq.initial/per)
+			seq.initial /= per
 		}
 		if err != nil && seq != nil && opt.Repeat != nil && seq.unit != UnitCPU {
 			if err = try(); err != nil {
@@ -298,6 +310,19 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 				// the budget can hold.
 				opt.Repeat = nil
 				fmt.Fprintf(progress, "perflab: the budget does not fit %d repetitions a process (each runs the benchmark's set-up again); each process times one\n", repeats)
+			}
+		}
+		err = fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, &probed, io.Discard)
+		var short *BudgetError
+		if errors.As(err, &short) && opt.DefaultBudget && short.Least > opt.Budget {
+			// The default budget is sized to decide: when the first
+			// rounds of every row need more, it grows to what they need.
+			grown := 2 * short.Least
+			fmt.Fprintf(progress, "perflab: the default budget of %s cannot hold the first interval of every compared ratio: sampling under %s instead, twice what the first needs (pass --budget to choose)\n",
+				opt.Budget.Round(time.Second), grown.Round(time.Second))
+			opt.Budget = grown
+			if seq != nil {
+				seq.budget = opt.Budget
 			}
 		}
 		if err := fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &mode, timeout, bins, meas, lay, &probed, progress); err != nil {
@@ -375,9 +400,13 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return finish(statusFor(ctx), err)
 		}
 	}
+	notFetched := map[string]bool{}
+	for _, row := range configRows {
+		notFetched[row.Name] = row.NotFetched.What != ""
+	}
 	for _, c := range p.Cells {
-		if _, ok := bins[slot(c)]; !ok {
-			res.Failures++
+		if _, ok := bins[slot(c)]; !ok && !notFetched[c.Config] {
+			res.Failures++ // a config that did not build; one not testable here is no failure
 		}
 	}
 
@@ -414,7 +443,7 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	if ctx.Err() != nil {
 		return finish("interrupted", nil)
 	}
-	return finish(endStatus(res, len(bins), len(configRows)), nil)
+	return finish(endStatus(res, configRows), nil)
 }
 
 // makePlan lays out the cells: the given ones, or the spec's axis product.
@@ -501,7 +530,10 @@ func unitMeta(s *spec.Spec) []store.UnitMeta {
 
 // buildAll compiles one binary per distinct build environment and package
 // (a slot each, packages.go). A config that fails to build keeps its error
-// in its row and is left out; the others go on.
+// in its row and is left out; the others go on. One that failed only
+// because the go command could not download its toolchain or modules
+// (gotest.FetchError) is not testable here: its row says what and why
+// (NotFetched), and it is no failure of the run.
 func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]string, []store.Config, error) {
 	bins := map[string]string{}
 	byKey := map[string]string{} // build key → binary
@@ -511,6 +543,7 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 	for _, c := range opt.Spec.Configs {
 		row := store.Config{Name: c.Name, BuildEnv: c.BuildEnv(), BuildFlags: c.BuildFlags(), ExecEnv: c.ExecEnv()}
 		var hashes, errs []string
+		buildFailed := false // an error other than a download the go command could not make
 		for _, pkg := range pkgs {
 			name := slotOf(c.Name, pkg)
 			key := opt.buildKeyOf(c, pkg)
@@ -545,7 +578,16 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 					msg = "package " + pkg + ": " + msg
 				}
 				errs = append(errs, msg)
-				fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", slotLabel(name), indent(err.Error()))
+				var fe *gotest.FetchError
+				if !errors.As(err, &fe) {
+					fmt.Fprintf(progress, "perflab: config %s does not build; its cells are skipped:\n%s\n", slotLabel(name), indent(err.Error()))
+					buildFailed = true
+					continue
+				}
+				if row.NotFetched.What == "" {
+					row.NotFetched = store.NotFetched{What: fe.What, Why: fe.Why}
+				}
+				fmt.Fprintf(progress, "perflab: config %s is not testable here: its %s could not be downloaded (%s); its cells are skipped\n", slotLabel(name), fe.What, fe.Why)
 				continue
 			}
 			hashes = append(hashes, strings.TrimSuffix(filepath.Base(bin), ".test"))
@@ -554,19 +596,24 @@ func buildAll(ctx context.Context, opt Options, progress io.Writer) (map[string]
 		// A config over several packages records its binaries' hashes
 		// joined, so a resumed run sees a change in any of them.
 		row.BinaryHash, row.Error = strings.Join(hashes, "+"), strings.Join(errs, "\n")
+		if buildFailed {
+			// Not testable here only when nothing but a download failed.
+			row.NotFetched = store.NotFetched{}
+		}
 		rows = append(rows, row)
 	}
 	return bins, rows, nil
 }
 
 // recordConfigs stores the config rows, and a failure row for each config
-// that did not build.
+// that did not build; a config not testable here for a download is
+// recorded in its row alone.
 func recordConfigs(ctx context.Context, db *store.DB, runID int64, rows []store.Config) error {
 	for _, row := range rows {
 		if err := db.AddConfig(ctx, runID, row); err != nil {
 			return err
 		}
-		if row.Error != "" {
+		if row.Error != "" && row.NotFetched.What == "" {
 			if err := db.AddFailure(ctx, runID, store.Failure{Config: row.Name, Cell: "(build)", Reason: row.Error}); err != nil {
 				return err
 			}
@@ -609,7 +656,8 @@ type rounds struct {
 	// processes (relinking, storing), what predictedRound adds.
 	roundExtra     time.Duration
 	plannedElapsed time.Duration
-	ranHere        int // planned rounds run (not skipped as stored) by runAll
+	ranHere        int   // planned rounds run (not skipped as stored) by runAll
+	gate           *gate // how often a log gets a progress line (progress.go)
 }
 
 func (r *rounds) runAll(ctx context.Context) error {

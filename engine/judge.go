@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/perflab/perflab/plan"
 	"github.com/perflab/perflab/spec"
@@ -26,6 +27,23 @@ type Judge interface {
 	FirstLook(ctx context.Context, runID int64) (Status, error)
 }
 
+// A LayoutChooser is a Judge that also chooses, once a sequential run's
+// initial pass has measured how much of each comparison's variance is
+// layout and how much is noise, how many rounds a layout serves from then
+// on: few when layout dominates, more when noise does and links are dear
+// relative to rounds (perflab's: findings.ChoosePerLayout). why says what
+// the choice rests on, in a line.
+type LayoutChooser interface {
+	ChoosePerLayout(ctx context.Context, runID int64, costs LayoutCosts) (per int, why string, err error)
+}
+
+// LayoutCosts are what the choice of rounds per layout weighs.
+type LayoutCosts struct {
+	Link  time.Duration // relinking every build for a new layout
+	Round time.Duration // a round of the cells still open
+	Per   int           // the rounds a layout serves now
+}
+
 // Rules is what judging a run needs before it starts.
 type Rules struct {
 	// FirstLook says a run of fixed rounds has checks that more rounds
@@ -40,6 +58,13 @@ type Rules struct {
 	// unit compares, which the judge corrects for): it replaces
 	// InitialRounds.
 	InitialFor func(cells int) int
+	// FixedFor, when set, is the fewest independent observations (rounds,
+	// or layout clusters) a run of fixed rounds whose configs each have
+	// the given number of cells needs for any compared ratio to get an
+	// interval at the level it is judged at. A run that relinks layouts
+	// serves fewer rounds a layout, or is refused, rather than run rounds
+	// that can print no interval.
+	FixedFor func(cells int) int
 }
 
 // Status is what a judge decided: one item per check or compared ratio.

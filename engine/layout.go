@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,14 +35,19 @@ import (
 // vary over layouts as well as noise and their median estimates the effect
 // of the source over layouts.
 //
-// A layout serves PerLayout consecutive rounds (at least 2): rounds on one
-// layout against rounds across layouts tell layout from noise (the spread
-// each benchmark owes to layout alone), and links cost less. Rounds that
-// share a layout form a cluster; package analysis summarises each cluster
-// by the median of its log-ratios and computes the interval over clusters
-// (analysis.Options.PerLayout), so the interval counts layouts, not rounds.
-// PerLayout is chosen before round 1 so that relinking costs at most about
-// a third of the rounds the budget would otherwise buy.
+// Rounds that share a layout form a cluster, the independent unit of the
+// run's statistics: package analysis summarises each cluster by the median
+// of its log-ratios and computes the interval over clusters
+// (analysis.Options.ClusterOf, from store.Plan.ClusterOf), so the interval
+// counts layouts, not rounds. In the first rounds a layout serves at
+// least 2 (PerLayout, chosen before round 1 so that relinking costs at
+// most about a third of the rounds): rounds on one layout against rounds
+// across layouts tell layout from noise. A sequential run then asks its
+// judge, once the initial pass shows how much of each comparison's
+// variance is layout and how much is noise (LayoutChooser), how many
+// rounds a layout should serve from then on: one when layout dominates,
+// more when noise does and links are dear (Cochran's two-stage rule), a
+// new phase of the plan's store.Layout.
 //
 // Seeds are a hash of the run's seed, the build's key and the cluster, so
 // a resumed run relinks exactly the layouts the stored rounds used. Links
@@ -59,8 +65,11 @@ const (
 // Bounds of the rounds one layout serves.
 const (
 	minPerLayout = 2
-	maxPerLayout = 8
+	maxPerLayout = MaxPerLayout
 )
+
+// MaxPerLayout is the most rounds one layout serves.
+const MaxPerLayout = 8
 
 // ParseLayout checks a --layout value: "fixed", "random", or "" (fixed).
 func ParseLayout(s string) (string, error) {
@@ -76,25 +85,22 @@ func ParseLayout(s string) (string, error) {
 // layouts relinks a run's builds with random layouts, cluster by cluster.
 type layouts struct {
 	seed     int64
-	per      int    // rounds per layout
-	dir      string // this run's relinked binaries
+	sched    store.Layout // rounds per layout, by phase
+	shards   int          // the run's shards (0 or 1: none); a shard's clusters are its own
+	dir      string       // this run's relinked binaries
 	progress io.Writer
 
 	builds  map[string]*layoutBuild // binary key → build
 	configs map[string]string       // slot (packages.go) → binary key, for configs with a random layout
 	fixed   map[string]string       // config (not slot) → why it keeps its default layout
 
-	cluster int               // the cluster whose binaries are linked; 0 for none yet
-	bins    map[string]string // binary key → relinked binary of cluster
-	links   int               // links made
-	linked  time.Duration     // wall time spent linking
-
-	// shard: a shard's clusters are its own (shard.go): shardCluster
-	// numbers them, first is the shard's first round, and clusters counts
-	// those linked here.
-	shardCluster func(round int) int
-	first        int
-	clusters     int
+	cluster  int               // the cluster whose binaries are linked; 0 for none yet
+	clusters int               // clusters linked
+	last     int               // the last round binaries were asked for
+	chosen   bool              // the rounds per layout after the initial pass are chosen (adaptive.go)
+	bins     map[string]string // binary key → relinked binary of cluster
+	links    int               // links made
+	linked   time.Duration     // wall time spent linking
 }
 
 type layoutBuild struct {
@@ -106,12 +112,12 @@ type layoutBuild struct {
 // layouts. Configs whose toolchain cannot relink keep their default layout,
 // named in fixed with the reason. It links the first cluster, so that the
 // link time is known before the rounds are fitted to a budget.
-func newLayouts(ctx context.Context, opt Options, bins map[string]string, seed int64, per int, progress io.Writer) (*layouts, error) {
+func newLayouts(ctx context.Context, opt Options, bins map[string]string, seed int64, sched store.Layout, progress io.Writer) (*layouts, error) {
 	dir, err := os.MkdirTemp(opt.CacheDir, "layouts-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating the directory for relinked binaries: %w; choose a writable cache dir", err)
 	}
-	l := &layouts{seed: seed, per: per, dir: dir, progress: progress,
+	l := &layouts{seed: seed, sched: sched, shards: shardCount(opt.Shard), dir: dir, progress: progress,
 		builds: map[string]*layoutBuild{}, configs: map[string]string{}, fixed: map[string]string{}}
 	names := make([]string, 0, len(bins))
 	for name := range bins {
@@ -141,8 +147,7 @@ func newLayouts(ctx context.Context, opt Options, bins map[string]string, seed i
 		}
 		l.builds[key] = &layoutBuild{linker: lk, err: err}
 	}
-	l.shardCluster, l.first = opt.Shard.layoutClusters(per)
-	if _, err := l.forRound(ctx, l.first, names); err != nil {
+	if _, err := l.forRound(ctx, 1, names); err != nil {
 		l.close()
 		return nil, err
 	}
@@ -158,16 +163,47 @@ func configNamed(s *spec.Spec, name string) spec.Config {
 	return spec.Config{Name: name}
 }
 
+// shardCount is the number of shards a run is split into; 1 for none.
+func shardCount(s *Shard) int {
+	if s == nil {
+		return 1
+	}
+	return s.N
+}
+
 // binaryKey is the build key a cached binary is named by.
 func binaryKey(bin string) string { return strings.TrimSuffix(filepath.Base(bin), ".test") }
 
 // clusterOf is the layout cluster of round (1-based; round 0, a probe
-// outside the rounds, uses the first).
-func (l *layouts) clusterOf(round int) int {
-	if l.shardCluster != nil {
-		return l.shardCluster(max(round, l.first))
+// outside the rounds, uses the first), as store.Plan.ClusterOf numbers it.
+func (l *layouts) clusterOf(round int) int { return l.sched.RoundCluster(max(1, round), l.shards) }
+
+// per is the rounds a layout serves at round.
+func (l *layouts) per(round int) int { return l.sched.Per((max(1, round)-1)/max(1, l.shards) + 1) }
+
+// endsCluster reports whether round is the last of its cluster in its
+// shard: the next round the shard runs starts a new layout. A run of
+// fixed layouts has no clusters: every round ends one.
+func (l *layouts) endsCluster(round int) bool {
+	if l == nil {
+		return true
 	}
-	return max(0, round-1)/l.per + 1
+	return l.clusterOf(round) != l.clusterOf(round+max(1, l.shards))
+}
+
+// setPer makes every layout from the shard's round after round on serve
+// per rounds: a new phase, which must start a cluster. It reports whether
+// the schedule changed.
+func (l *layouts) setPer(round, per int) bool {
+	if l == nil || per < 1 || l.per(round+max(1, l.shards)) == per {
+		return false
+	}
+	from := (round-1)/max(1, l.shards) + 2 // the shard's next round
+	if len(l.sched.Phases) == 0 {
+		l.sched.Phases = []store.LayoutPhase{{From: 1, Per: l.sched.PerLayout}}
+	}
+	l.sched.Phases = append(l.sched.Phases, store.LayoutPhase{From: from, Per: per})
+	return true
 }
 
 // LayoutSeed is the layout seed of one build in one cluster: never 0, which the
@@ -199,6 +235,7 @@ func (l *layouts) forRound(ctx context.Context, round int, configs []string) (ma
 	if l == nil {
 		return nil, nil
 	}
+	l.last = max(l.last, round)
 	c := l.clusterOf(round)
 	if c != l.cluster {
 		if err := l.link(ctx, c); err != nil {
@@ -297,20 +334,21 @@ func indentTail(s string) string {
 }
 
 // perRound is the link time a round costs on average: one cluster's links
-// spread over its rounds.
+// spread over the rounds a layout serves now.
 func (l *layouts) perRound() time.Duration {
-	if l == nil || l.links == 0 || l.cluster == 0 {
+	if l == nil || l.links == 0 {
 		return 0
 	}
-	return l.linked / time.Duration(max(1, l.linkedClusters())) / time.Duration(l.per)
+	return l.perCluster() / time.Duration(l.per(l.last))
 }
 
-// linkedClusters is the number of clusters linked: a shard counts its own.
-func (l *layouts) linkedClusters() int {
-	if l.shardCluster != nil {
-		return l.clusters
+// perCluster is the wall time linking one cluster's binaries took on
+// average.
+func (l *layouts) perCluster() time.Duration {
+	if l == nil || l.clusters == 0 {
+		return 0
 	}
-	return l.cluster
+	return l.linked / time.Duration(l.clusters)
 }
 
 // choosePer sets the rounds per layout from the first cluster's link time
@@ -318,10 +356,10 @@ func (l *layouts) linkedClusters() int {
 // of a round's time: under a third of the rounds a budget buys, with room
 // for links slower and rounds shorter than their first measures.
 func (l *layouts) choosePer(round time.Duration) {
-	if l == nil || l.cluster != 1 {
+	if l == nil || l.clusters != 1 {
 		return
 	}
-	l.per = perLayout(l.linked, round)
+	l.sched.PerLayout = perLayout(l.linked, round)
 }
 
 // relinkEveryRound makes every round take a fresh layout, when the run
@@ -330,11 +368,43 @@ func (l *layouts) choosePer(round time.Duration) {
 // clusters of rounds still samples layouts, each round an observation.
 // It reports whether it changed anything.
 func (l *layouts) relinkEveryRound(shard *Shard) bool {
-	if l == nil || l.per <= 1 || shard != nil || l.cluster != 1 {
+	if l == nil || l.sched.PerLayout <= 1 || shard != nil || l.clusters != 1 {
 		return false
 	}
-	l.per = 1
+	l.sched.PerLayout = 1
 	return true
+}
+
+// fitObservations makes a run of fixed rounds give its compared ratios an
+// interval: its independent observations — rounds, or rounds/per layout
+// clusters when l relinks layouts — must reach need, the fewest an
+// interval needs at the level they are judged at (Rules.FixedFor). When
+// the rounds per layout chosen from link cost leave too few clusters,
+// layouts serve fewer rounds; when even a layout a round (or one link per
+// side) is too few, the run is refused with the rounds that would do.
+func fitObservations(l *layouts, rounds, need int, progress io.Writer) error {
+	if need <= 0 {
+		return nil
+	}
+	if rounds < need {
+		what := fmt.Sprintf("%d rounds give", rounds)
+		if l != nil {
+			what = fmt.Sprintf("%d rounds on fresh link layouts give at most", rounds)
+		}
+		return fmt.Errorf("%s %d independent observations, and a compared ratio's first interval needs %d at the level it is judged at: pass --rounds %d or more, or --budget to sample until decided",
+			what, rounds, need, need)
+	}
+	if l == nil {
+		return nil
+	}
+	per := l.sched.PerLayout
+	if rounds/per >= need {
+		return nil
+	}
+	l.sched.PerLayout = max(1, rounds/need)
+	fmt.Fprintf(progress, "perflab: link layouts: a fresh one every %s instead of every %s, so %d rounds give the %d layouts a first interval needs\n",
+		everyRounds(l.sched.PerLayout), everyRounds(per), rounds, need)
+	return nil
 }
 
 // perLayout is the number of rounds one layout serves when linking a
@@ -353,13 +423,26 @@ func (l *layouts) summary() string {
 	if l == nil {
 		return ""
 	}
-	n := l.linkedClusters()
-	avg := time.Duration(0)
-	if l.links > 0 {
-		avg = l.linked / time.Duration(max(1, n))
+	return fmt.Sprintf("link layouts: %d random layouts per build, a fresh one %s (%d links, %s linking, ≈%s per cluster of links)",
+		l.clusters, l.schedule(), l.links, l.linked.Round(time.Millisecond), l.perCluster().Round(time.Millisecond))
+}
+
+// schedule says how many rounds each layout served: "every 2 rounds", or
+// "every 2 rounds in rounds 1–20, then every round".
+func (l *layouts) schedule() string {
+	ph := l.sched.Phases
+	if len(ph) <= 1 {
+		return "every " + everyRounds(l.sched.PerLayout)
 	}
-	return fmt.Sprintf("link layouts: %d random layouts per build, a fresh one every %s (%d links, %s linking, ≈%s per cluster of links)",
-		n, everyRounds(l.per), l.links, l.linked.Round(time.Millisecond), avg.Round(time.Millisecond))
+	var parts []string
+	for i, p := range ph {
+		part := "every " + everyRounds(p.Per)
+		if i+1 < len(ph) {
+			part += fmt.Sprintf(" in rounds %d–%d", p.From, ph[i+1].From-1)
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", then ")
 }
 
 // close removes the relinked binaries.
@@ -375,7 +458,9 @@ func (l *layouts) plan() *store.Layout {
 	if l == nil {
 		return nil
 	}
-	return &store.Layout{PerLayout: l.per}
+	sched := l.sched
+	sched.Phases = slices.Clone(l.sched.Phases)
+	return &sched
 }
 
 // cellOverhead is what a cell's process costs beyond its benchtime
@@ -395,11 +480,11 @@ func startLayouts(ctx context.Context, opt Options, resume *store.Run, p *plan.P
 	if layout != LayoutRandom || len(bins) == 0 {
 		return nil, nil
 	}
-	per := minPerLayout
+	sched := store.Layout{PerLayout: minPerLayout}
 	if resume != nil && resume.Plan.Layout != nil {
-		per = resume.Plan.Layout.PerLayout
+		sched = *resume.Plan.Layout
 	}
-	l, err := newLayouts(ctx, opt, bins, opt.Seed, per, progress)
+	l, err := newLayouts(ctx, opt, bins, opt.Seed, sched, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +503,7 @@ func startLayouts(ctx context.Context, opt Options, resume *store.Run, p *plan.P
 	}
 	if len(l.bins) > 0 {
 		fmt.Fprintf(progress, "perflab: link layouts: random (-ldflags=-randlayout), a fresh layout for each of %d builds every %s; linking them took %s\n",
-			len(l.bins), everyRounds(l.per), l.linked.Round(time.Millisecond))
+			len(l.bins), everyRounds(l.sched.PerLayout), l.linked.Round(time.Millisecond))
 	}
 	return l, nil
 }

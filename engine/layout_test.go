@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perflab/perflab/store"
 )
 
 func TestLayoutSeed(t *testing.T) {
@@ -169,17 +171,18 @@ func TestRelinkEveryRound(t *testing.T) {
 		shard   *Shard
 		changed bool
 	}{
-		{"two a layout", &layouts{per: 2, cluster: 1}, nil, true},
-		{"already one", &layouts{per: 1, cluster: 1}, nil, false},
-		{"a shard", &layouts{per: 2, cluster: 1}, &Shard{K: 1, N: 2}, false},
+		{"two a layout", &layouts{sched: store.Layout{PerLayout: 2}, clusters: 1}, nil, true},
+		{"already one", &layouts{sched: store.Layout{PerLayout: 1}, clusters: 1}, nil, false},
+		{"a shard", &layouts{sched: store.Layout{PerLayout: 2}, clusters: 1}, &Shard{K: 1, N: 2}, false},
+		{"past the first cluster", &layouts{sched: store.Layout{PerLayout: 2}, clusters: 2}, nil, false},
 		{"fixed layout", nil, nil, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.l.relinkEveryRound(tt.shard); got != tt.changed {
 				t.Fatalf("relinkEveryRound = %v, want %v", got, tt.changed)
 			}
-			if tt.changed && tt.l.per != 1 {
-				t.Errorf("per = %d after the change, want 1", tt.l.per)
+			if tt.changed && tt.l.per(1) != 1 {
+				t.Errorf("per = %d after the change, want 1", tt.l.per(1))
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 )
 
 // fakeTerminal is a progress writer that says it is a terminal.
@@ -56,5 +58,55 @@ func TestProgressLines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSeqProgress: without a terminal a sequential run's looks get a line
+// at most every p.every, each under maxProgressLine characters and naming
+// the open item nearest to being decided; with Verbose every look gets its
+// full line.
+func TestSeqProgress(t *testing.T) {
+	long := strings.Repeat("BenchmarkVeryLongName/size=1024/variant=arena ", 6) + "(sec/op)"
+	st := Status{Items: []Item{
+		{Label: long, More: 900, Line: long + " new/old +1.00% ±16.75%, 24 rounds (≈900 more rounds, likely 138 or more)"},
+		{Label: "BenchmarkNear (sec/op)", More: 12, Line: "BenchmarkNear (sec/op) new/old +4.0% ±5.1%"},
+		{Label: "decided", Decided: true},
+	}}
+	var b bytes.Buffer
+	s := &sequential{budget: 90 * time.Second, start: time.Now()}
+	g := newGate(s.budget)
+	if g.every != 9*time.Second {
+		t.Fatalf("a 90s budget's lines come every %s, want 9s (a tenth)", g.every)
+	}
+	p := newSeqProgress(&b, false, s, g)
+	g.every = 0
+	for round := 1; round <= 50; round++ {
+		p.look(round, st, 2, 6)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 50 {
+		t.Fatalf("%d lines for 50 looks with no interval between lines", len(lines))
+	}
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > maxProgressLine {
+			t.Errorf("line of %d characters (at most %d): %s", n, maxProgressLine, l)
+		}
+		if !strings.Contains(l, "2 of 3 open") || !strings.Contains(l, "nearest: BenchmarkNear (sec/op), ≈12 more rounds") {
+			t.Errorf("line lacks the open count or the nearest item: %s", l)
+		}
+	}
+	b.Reset()
+	g.every, g.last = time.Hour, time.Now()
+	for round := 1; round <= 50; round++ {
+		p.look(round, st, 2, 6)
+	}
+	if b.Len() != 0 {
+		t.Errorf("lines within the interval: %q", b.String())
+	}
+	b.Reset()
+	v := newSeqProgress(&b, true, s, newGate(0))
+	v.look(8, st, 2, 6)
+	if !strings.Contains(b.String(), "after 8 rounds (") || !strings.Contains(b.String(), "±16.75%") {
+		t.Errorf("a verbose look lacks the full line: %q", b.String())
 	}
 }

@@ -136,10 +136,17 @@ func goVersion(ctx context.Context, opt Options) string {
 }
 
 // endStatus is how a run that was not interrupted ended: "partial" when a
-// cell run failed or a config did not build, "complete" otherwise.
-func endStatus(res *Result, built, configs int) string {
-	if res.Failures > 0 || built < configs {
+// cell run failed or a config did not build, "complete" otherwise. A
+// config whose toolchain or modules could not be downloaded is not
+// testable here, which leaves the run complete.
+func endStatus(res *Result, configs []store.Config) string {
+	if res.Failures > 0 {
 		return "partial"
+	}
+	for _, c := range configs {
+		if c.Error != "" && c.NotFetched.What == "" {
+			return "partial"
+		}
 	}
 	return "complete"
 }

@@ -181,30 +181,6 @@ func shardStatus(ctx context.Context, opt Options, runID int64, planned int, sta
 	return status, 0, nil
 }
 
-// first is the shard's first round: K (1 for a run of one process).
-func (s *Shard) first() int {
-	if s == nil {
-		return 1
-	}
-	return s.K
-}
-
-// layoutClusters numbers a shard's layout clusters as the run's plan does
-// (store.Plan.ClusterOf): the shard's j-th round, per rounds a layout,
-// is in the shard's own cluster, so shards never share a layout (each
-// relinks its own, seeded by the run's seed, the build and that number)
-// and a restarted shard relinks exactly the layouts it had. It returns
-// nil and 1 for a run of one process, whose clusters count its rounds.
-func (s *Shard) layoutClusters(per int) (cluster func(round int) int, first int) {
-	if s == nil {
-		return nil, 1
-	}
-	if f := (store.Plan{Layout: &store.Layout{PerLayout: per}, Shards: s.N}).ClusterOf(); f != nil {
-		return f, s.K
-	}
-	return func(round int) int { return round }, s.K // a layout a round
-}
-
 // splitInitial splits a sequential run's initial pass over the shards:
 // the pass is whole clusters (per rounds each, layout clusters or single
 // rounds), as many as the judge needs for every compared ratio's first
@@ -217,7 +193,7 @@ func (s *Shard) splitInitial(seq *sequential, lay *layouts) {
 	}
 	per := 1
 	if lay != nil {
-		per = max(1, lay.per)
+		per = max(1, lay.per(1))
 	}
 	clusters := (seq.initial + per - 1) / per
 	perShard := (clusters + s.N - 1) / s.N
@@ -303,10 +279,6 @@ func (r *rounds) shardMore(ctx context.Context) error {
 			last = d
 		}
 	}
-	per := 1
-	if r.lay != nil {
-		per = max(1, r.lay.per)
-	}
 	idx := indexOf(r.plan)
 	for {
 		st, err := r.opt.Judge.Sequential(ctx, r.runID)
@@ -319,18 +291,15 @@ func (r *rounds) shardMore(ctx context.Context) error {
 		undecided := idx.openCells(st)
 		open := r.withoutLeft(undecided)
 		var reason store.StopReason
-		remaining := time.Duration(0)
-		if s.budget > 0 {
-			remaining = s.budget - time.Since(s.start) - r.profileReserve()
-		}
+		remaining := r.remaining()
 		switch {
 		case len(undecided) == 0:
 			reason = store.StopDecided
 		case len(open) == 0:
 			reason = store.StopBudget // what is undecided was left out for the budget
-		case last+sh.N*per > s.maxRounds:
+		case last+sh.N > s.maxRounds:
 			reason = store.StopMaxRounds
-		case s.budget > 0 && remaining < time.Duration(per)*r.roundCost(open):
+		case s.budget > 0 && remaining < r.roundCost(open):
 			reason = store.StopBudget
 		}
 		if reason != "" {
@@ -338,11 +307,12 @@ func (r *rounds) shardMore(ctx context.Context) error {
 			return r.recordStop(ctx, store.Stop{Round: last, Reason: reason, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()})
 		}
 		s.warnNoise(r.progress, st, remaining, r.roundCost(open))
-		fmt.Fprintf(r.progress, "perflab: shard %d/%d after round %d (%s elapsed here): %s; its next %s run %d of %d cells (sequential, pooled over the shards)\n",
-			sh.K, sh.N, last, time.Since(s.start).Round(time.Second), openLine(st), everyRounds(per), len(open), len(r.plan.Cells))
+		fmt.Fprintf(r.progress, "perflab: shard %d/%d after round %d (%s elapsed here): %s; its next cluster runs %d of %d cells (sequential, pooled over the shards)\n",
+			sh.K, sh.N, last, time.Since(s.start).Round(time.Second), openLine(st), len(open), len(r.plan.Cells))
 		// A whole cluster of this shard's rounds (the rest of one a
-		// restarted shard left unfinished).
-		for range per - ((last-sh.K)/sh.N+1)%per {
+		// restarted shard left unfinished), with the cells open at its
+		// start, until its layout is done or the budget or the rounds end.
+		for {
 			round := last + sh.N
 			if err := r.noiseBefore(ctx); err != nil {
 				return err
@@ -352,6 +322,9 @@ func (r *rounds) shardMore(ctx context.Context) error {
 			}
 			last = round
 			s.rounds++
+			if r.lay.endsCluster(round) || last+sh.N > s.maxRounds || s.budget > 0 && r.remaining() < r.roundCost(open) {
+				break
+			}
 		}
 	}
 }

@@ -109,26 +109,25 @@ func (b roleMaps) fullName() string {
 // confidence with anytime-valid intervals (the rounds were sampled until
 // the step decided).
 //
-// perLayout gives each run's rounds per link layout (store.Layout; 0 or
-// absent for a run linked once per build): rounds on one layout count as
-// one observation (analysis.Options.ClusterOf).
-func BisectStepOf(s bisect.Step, runs []int64, results [][]*benchfmt.Result, rule BisectRule, perLayout []int) BisectStep {
-	st := stepOf(s, roles(analysis.Collect(pool(results)), rule.Unit), rule, pooledLayouts(perLayout))
+// clusterOf gives each run's clusters (store.Plan.ClusterOf; nil, or a
+// nil entry, for a run whose rounds are each their own unit): rounds on
+// one layout count as one observation (analysis.Options.ClusterOf).
+func BisectStepOf(s bisect.Step, runs []int64, results [][]*benchfmt.Result, rule BisectRule, clusterOf []func(int) int) BisectStep {
+	st := stepOf(s, roles(analysis.Collect(pool(results)), rule.Unit), rule, pooledClusters(clusterOf))
 	st.Runs = runs
 	return st
 }
 
-// pooledLayouts maps a pooled round (pool's numbering) to its layout
-// cluster, given each run's rounds per layout; nil when no run sampled
-// layouts.
-func pooledLayouts(perLayout []int) func(int) int {
-	if !slices.ContainsFunc(perLayout, func(p int) bool { return p > 1 }) {
+// pooledClusters maps a pooled round (pool's numbering) to its cluster in
+// its own run, given each run's clusters; nil when no run has clusters.
+func pooledClusters(clusterOf []func(int) int) func(int) int {
+	if !slices.ContainsFunc(clusterOf, func(f func(int) int) bool { return f != nil }) {
 		return nil
 	}
 	return func(round int) int {
 		i, k := round/bisectRoundGap, round%bisectRoundGap
-		if i < len(perLayout) && perLayout[i] > 1 {
-			return i*bisectRoundGap + (k-1)/perLayout[i]
+		if i < len(clusterOf) && clusterOf[i] != nil {
+			return i*bisectRoundGap + clusterOf[i](k)
 		}
 		return round
 	}
@@ -266,7 +265,7 @@ func pool(results [][]*benchfmt.Result) []*benchfmt.Result {
 // LoadBisectStep reads a step's runs and computes it (BisectStepOf).
 func LoadBisectStep(ctx context.Context, db *store.DB, s bisect.Step, runs []int64, rule BisectRule) (BisectStep, error) {
 	results := make([][]*benchfmt.Result, len(runs))
-	per := make([]int, len(runs))
+	clusters := make([]func(int) int, len(runs))
 	for i, id := range runs {
 		rs, err := db.Results(ctx, id)
 		if err != nil {
@@ -276,9 +275,9 @@ func LoadBisectStep(ctx context.Context, db *store.DB, s bisect.Step, runs []int
 		if err != nil {
 			return BisectStep{}, fmt.Errorf("reading bisect step %d's run %d: %w", s.Number, id, err)
 		}
-		results[i], per[i] = rs, perLayout(run.Plan)
+		results[i], clusters[i] = rs, run.Plan.ClusterOf()
 	}
-	return BisectStepOf(s, runs, results, rule, per), nil
+	return BisectStepOf(s, runs, results, rule, clusters), nil
 }
 
 // BisectRun is a stored run of a bisect step.
@@ -373,7 +372,7 @@ type Bisect struct {
 type BisectSkip struct {
 	Commit int // index into History
 	Step   int // the number of the step it was the candidate of (the next measuring step has it)
-	Why    string
+	Why    bisect.Reason
 }
 
 // BisectEffect is one benchmark's ratio between two commits.

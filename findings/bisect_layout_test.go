@@ -1,14 +1,24 @@
 package findings
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/perflab/perflab/store"
+)
 
 // TestPooledLayouts: rounds pooled from a bisect step's runs fall into
 // the layout clusters of their own run.
 func TestPooledLayouts(t *testing.T) {
-	if pooledLayouts([]int{0, 1}) != nil {
+	plan := func(per int) func(int) int {
+		if per == 0 {
+			return store.Plan{}.ClusterOf()
+		}
+		return store.Plan{Layout: &store.Layout{PerLayout: per}}.ClusterOf()
+	}
+	if pooledClusters([]func(int) int{plan(0), plan(1)}) != nil {
 		t.Error("runs linked once per build got a cluster map")
 	}
-	f := pooledLayouts([]int{3, 0, 4})
+	f := pooledClusters([]func(int) int{plan(3), plan(0), plan(4)})
 	g := bisectRoundGap
 	tests := []struct{ a, b int }{
 		{1, 3},             // run 0: rounds 1–3 share a layout

@@ -139,7 +139,7 @@ func TestBisectOf(t *testing.T) {
 	res := bisect.Result{N: 4, Alpha: 0.05, Planned: 3, Lo: 2, Hi: 3, Stop: bisect.Found, Records: []bisect.Record{
 		{Step: steps[0].Step, Outcome: bisect.Outcome{Verdict: bisect.Differ}},
 		{Step: steps[1].Step, Outcome: bisect.Outcome{Verdict: bisect.LikeGood}},
-		{Step: bisect.Step{Number: 3, Kind: bisect.Midpoint, Lo: 2, Mid: 3, Hi: 4}, Outcome: bisect.Outcome{Verdict: bisect.Skip, Why: "no"}},
+		{Step: bisect.Step{Number: 3, Kind: bisect.Midpoint, Lo: 2, Mid: 3, Hi: 4}, Outcome: bisect.Outcome{Verdict: bisect.Skip, Why: bisect.Reason{Cause: bisect.NotBuilt, Detail: "no"}}},
 		{Step: steps[2].Step, Outcome: bisect.Outcome{Verdict: bisect.LikeBad}},
 	}}
 	b := BisectOf(Bisect{ID: "x"}, res, steps)
@@ -222,7 +222,7 @@ func (s *simStepper) Step(_ context.Context, st bisect.Step) (bisect.Outcome, er
 			return bisect.Outcome{Verdict: out.Verdict}, nil
 		}
 	}
-	return bisect.Outcome{Verdict: bisect.Undecided, Why: "max rounds"}, nil
+	return bisect.Outcome{Verdict: bisect.Undecided, Why: bisect.Reason{Cause: bisect.RoundsSpent, Rounds: 3}}, nil
 }
 
 // TestBisectSearchUnderNoise runs whole searches over 16 commits with a

@@ -199,6 +199,7 @@ func Of(in Input) *Run {
 		}
 		f.Scaling = f.scaling()
 		f.Verdicts = claim.Evaluate(s.Claims, all, in.Opt, f.Profiles...)
+		markNotFetched(f.Verdicts, in.Configs)
 		f.CheckConfidence = claim.OneSided(in.Opt).Confidence
 	} else if in.SpecErr != nil {
 		f.Warnings = append(f.Warnings, "the run's spec could not be read ("+in.SpecErr.Error()+"), so no claims were judged")

@@ -36,13 +36,24 @@ const InitialRounds = analysis.AnytimeMinRounds
 // confidence sequence gives an interval at that level only after this
 // many observations (more than InitialRounds from 8 ratios up), so a
 // shorter pass could decide none of them.
-func InitialRoundsFor(ratios int) int {
-	opt := sequentialOptions(store.Plan{})
-	if ratios <= 1 {
-		return InitialRounds
-	}
-	c := 1 - (1-opt.Confidence)/float64(ratios)
+func InitialRoundsFor(ratios int) int { return InitialRoundsAt(ratios, 0) }
+
+// InitialRoundsAt is InitialRoundsFor for a run that decides at error rate
+// alpha (0 → 0.05): each ratio is judged at 1 − alpha/ratios.
+func InitialRoundsAt(ratios int, alpha float64) int {
+	opt := sequentialOptions(store.Plan{Decide: &store.Decide{Alpha: alpha}})
+	c := 1 - (1-opt.Confidence)/float64(max(1, ratios))
 	return max(InitialRounds, analysis.AnytimeFirstInterval(c, opt.AnytimeTarget, 1000))
+}
+
+// FixedRoundsAt is the fewest observations a run of fixed rounds that
+// compares up to ratios ratios in a unit needs for any of them to get an
+// interval, each judged at 1 − alpha/ratios (alpha 0 → 0.05).
+func FixedRoundsAt(ratios int, alpha float64) int {
+	if !(alpha > 0 && alpha < 1) {
+		alpha = analysis.DefaultAlpha
+	}
+	return analysis.FixedFirstInterval(1 - alpha/float64(max(1, ratios)))
 }
 
 // DecidePrecision: without a precision asked for, a compared ratio of a
@@ -51,12 +62,17 @@ func InitialRoundsFor(ratios int) int {
 const DecidePrecision = 0.01
 
 // sequentialOptions are the options a sequential run's sampling is judged
-// with, given its initial pass: anytime-valid 95% confidence sequences,
-// whatever α a report of the run is later asked for, since they decided
-// when it stopped; the rule of its claims is the one its analysis applies
-// (Sampling.Options).
+// with, given its plan: anytime-valid confidence sequences at the α the
+// run decided at (store.Decide.Alpha; 0.05 for runs that did not record
+// one), whatever α a report of the run is later asked for, since they
+// decided when it stopped; the rule of its claims is the one its analysis
+// applies (Sampling.Options).
 func sequentialOptions(p store.Plan) analysis.Options {
-	return Sampling{Sequential: true, Initial: p.Rounds, PerLayout: perLayout(p), ClusterOf: p.ClusterOf()}.Options(analysis.Options{Alpha: 0.05, Confidence: 0.95})
+	alpha := analysis.DefaultAlpha
+	if p.Decide != nil && p.Decide.Alpha > 0 && p.Decide.Alpha < 1 {
+		alpha = p.Decide.Alpha
+	}
+	return Sampling{Sequential: true, Initial: p.Rounds, PerLayout: perLayout(p), ClusterOf: p.ClusterOf()}.Options(analysis.Options{Alpha: alpha, Confidence: 1 - alpha})
 }
 
 // Judged is a counted claim check or a compared ratio of a run, judged on

@@ -50,7 +50,13 @@ type PairedRow struct {
 	PAdj    float64        `json:"p_adj"`       // adjusted for the unit's rows (Bonferroni: p × rows, at most 1)
 	Signif  bool           `json:"significant"` // the interval excludes 1 (equivalently PAdj ≤ α)
 	Same    bool           `json:"same"`        // every value on both sides is the same (e.g. 0 allocs/op)
-	Verdict Change         `json:"verdict"`
+	// Zero marks a row whose medians are 0 on both sides, each with the
+	// interval [0, 0] (what a report prints as "0"): it reads "no
+	// difference", like an identical row. Its Ratio pairs only the rounds
+	// where both sides were above 0, strays that are not the row's
+	// change, so it decides nothing (Signif is false).
+	Zero    bool   `json:"zero,omitempty"`
+	Verdict Change `json:"verdict"`
 	// Layout is what one side's link layout alone moves this row by
 	// (analysis.Options.LayoutSpread, split evenly between the two
 	// sides: every standard deviation divided by √2), when the run
@@ -213,6 +219,7 @@ func paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 		// The ratio itself is computed below, at its unit's level.
 		row := PairedRow{Package: k.pkg, Name: k.name, Unit: k.unit, Old: statOf(sh.Old), New: statOf(sh.New), Same: sh.AllEqual,
 			LeftOut: left[benchname.Parse(k.name).Cell()]}
+		row.Zero = row.Old.zero() && row.New.zero()
 		obs := len(opt.LogRatios(nm, om)) // independent observations: rounds, or layout clusters
 		if l, ok := opt.LayoutSpread(nm, om); ok {
 			l.SD, l.Lo, l.Hi = l.SD/math.Sqrt2, l.Lo/math.Sqrt2, l.Hi/math.Sqrt2
@@ -227,7 +234,7 @@ func paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			}
 			res.Layout.Layouts = max(res.Layout.Layouts, obs)
 		}
-		if obs > 0 && !row.LeftOut {
+		if obs > 0 && !row.LeftOut && !row.Zero { // a zero row's strays are no ratio of it
 			pairs[k.unit] = append(pairs[k.unit], [2]map[int]float64{nm, om})
 		}
 	}
@@ -248,12 +255,13 @@ func paired(results []*benchfmt.Result, oldCfg, newCfg string, opt analysis.Opti
 			r := &res.Rows[i]
 			r.Ratio = uopt.Paired(rowMaps[i][0], rowMaps[i][1])
 			r.PAdj = math.Min(1, r.Ratio.P*float64(len(idx)))
-			r.Signif = r.Ratio.Excludes(1)
-			r.Verdict = judge(r.Unit, r.Ratio, r.Signif, r.Same, units)
+			r.Signif = r.Ratio.Excludes(1) && !r.Zero
+			r.Verdict = judge(r.Unit, r.Ratio, r.Signif, r.Same || r.Zero, units)
 		}
 		if ps := pairs[u]; len(ps) > 0 && !res.SameUnit(u) {
 			in := slices.DeleteFunc(slices.Clone(idx), func(i int) bool { return res.Rows[i].LeftOut })
-			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps), OfRows: rowsGeomean(res.Rows, in),
+			nonzero := slices.DeleteFunc(slices.Clone(in), func(i int) bool { return res.Rows[i].Zero })
+			res.Geomeans = append(res.Geomeans, PairedGeomean{Unit: u, N: len(ps), Ratio: opt.Geomean(ps), OfRows: rowsGeomean(res.Rows, nonzero),
 				LeftOut: len(idx) - len(in)})
 		}
 	}
@@ -302,8 +310,9 @@ func markWorkUnchanged(rows []PairedRow) {
 
 // judge reads a row: a decided ratio (its interval excludes 1) in the
 // unit's direction, sec/op faster or slower and other units better or
-// worse; "no difference" when every value is the same on both sides or
-// the interval lies within ±EquivalenceBand; otherwise undecided.
+// worse; "no difference" when every value is the same on both sides (or
+// both medians are 0, PairedRow.Zero) or the interval lies within
+// ±EquivalenceBand; otherwise undecided.
 func judge(u string, r analysis.Ratio, signif, same bool, units *unit.Table) Change {
 	switch {
 	case same:
@@ -355,7 +364,7 @@ func (r *PairedResult) Gate() []compare.Row {
 	for i, p := range r.Rows {
 		out[i] = compare.Row{Name: p.FullName(), Unit: p.Unit, Delta: p.Ratio.Ratio - 1, Lo: p.Ratio.Lo - 1, Hi: p.Ratio.Hi - 1,
 			P: p.Ratio.P, PAdj: p.PAdj, Signif: p.Signif, Interval: p.Ratio.HasInterval(),
-			Same: p.Same, HalfWidth: p.Ratio.HalfWidth()}
+			Same: p.Same || p.Zero, HalfWidth: p.Ratio.HalfWidth()}
 	}
 	return out
 }
@@ -389,3 +398,6 @@ func rowsGeomean(rows []PairedRow, idx []int) float64 {
 	}
 	return math.Exp(sum / float64(n))
 }
+
+// zero reports whether the median is 0 with the interval [0, 0].
+func (s Stat) zero() bool { return s.N > 0 && s.Median == 0 && s.Lo == 0 && s.Hi == 0 }

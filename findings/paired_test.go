@@ -392,3 +392,41 @@ func TestLeftOutRows(t *testing.T) {
 		t.Errorf("geomean %+v, want 2 rows (1 left out) with an interval near +10%%", g)
 	}
 }
+
+// TestPairedZeroRows: a row whose medians are 0 on both sides reads "no
+// difference" whatever a stray round above 0 paired (BenchmarkA's B/op:
+// 17 against 16 in round 5 alone), like a row 0 throughout (BenchmarkB),
+// and decides nothing, in the table or at the gate.
+func TestPairedZeroRows(t *testing.T) {
+	file := readSet(t, "paired-zeros.txt")
+	res := Paired(file.Results, "old", "new", analysis.DefaultOptions(), nil)
+	rows := map[string]PairedRow{}
+	for _, r := range res.Rows {
+		rows[r.Name+" "+r.Unit] = r
+	}
+	stray, zero, same := rows["BenchmarkA B/op"], rows["BenchmarkB B/op"], rows["BenchmarkC B/op"]
+	if stray.Ratio.N != 1 || math.Abs(stray.Ratio.Ratio-16.0/17) > 1e-9 {
+		t.Fatalf("BenchmarkA B/op pairs %d rounds at %g; the testdata should pair round 5 alone (16/17)", stray.Ratio.N, stray.Ratio.Ratio)
+	}
+	for name, r := range map[string]PairedRow{"stray": stray, "zero": zero} {
+		if !r.Zero || r.Signif || r.Verdict != NoDifference {
+			t.Errorf("%s row: zero %v, significant %v, verdict %s; want a zero row, not significant, no difference", name, r.Zero, r.Signif, r.Verdict)
+		}
+	}
+	if same.Zero || !same.Same || same.Verdict != NoDifference {
+		t.Errorf("64 B/op throughout: zero %v, same %v, verdict %s; want identical, not zero", same.Zero, same.Same, same.Verdict)
+	}
+	gate := compare.Check(res.Gate(), res.Alpha, mustRules(t, "B/op>+5%"))
+	if u := gate.Undecided(); len(u) != 0 {
+		t.Errorf("the gate could not rule on %d zero rows: %+v", len(u), u)
+	}
+}
+
+func mustRules(t *testing.T, s string) []compare.Threshold {
+	t.Helper()
+	ths, err := compare.ParseThresholds(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ths
+}

@@ -70,64 +70,32 @@ func BisectStepLine(st findings.BisectStep) string {
 	return line + fmt.Sprintf(", %d rounds: %s", st.Rounds, st.Verdict)
 }
 
-// BisectReason says why a bisect step has no verdict: why its midpoint
-// was skipped, or what kept the step undecided. Its String is the
-// sentence a bisect records as the step's bisect.Outcome.Why.
-type BisectReason struct {
-	Cause BisectCause
-	// Detail is the compiler's first error (BisectNotBuilt), or the
-	// first line of what failed (BisectNotListed, BisectFailing,
-	// BisectUnmeasured, where it may be "").
-	Detail string
-	// Missing are the benchmarks the commit lacks (BisectLacking).
-	Missing []string
-	// Rounds are the rounds stored (BisectStoredRoundsSpent), or
-	// --max-rounds (BisectRoundsSpent).
-	Rounds int
-	// Spent is the step's share of the budget, spent (BisectShareSpent).
-	Spent time.Duration
-}
-
-// BisectCause is the kind of a [BisectReason].
-type BisectCause int
-
-// Causes of a step without a verdict. A midpoint that cannot be
-// measured (the first five, or any cause when the step has no rounds)
-// is skipped; a step with rounds stays undecided.
-const (
-	BisectNotBuilt          BisectCause = iota + 1 // the commit does not build
-	BisectNotListed                                // its benchmarks could not be listed
-	BisectLacking                                  // it lacks benchmarks every step runs
-	BisectFailing                                  // its benchmark fails
-	BisectUnmeasured                               // the step's run measured no rounds
-	BisectStoredRoundsSpent                        // the step's stored rounds reached --max-rounds
-	BisectBudgetSpent                              // the budget was spent before the step
-	BisectRoundsSpent                              // the step reached --max-rounds
-	BisectShareSpent                               // the step's share of the budget was spent
-)
-
-func (r BisectReason) String() string {
+// BisectWhy says why a bisect step has no verdict: why its midpoint was
+// skipped ("does not build: …", "lacks BenchmarkX"), or what kept the
+// step undecided ("its share of the budget (1m23s) was spent"); "" for
+// no reason.
+func BisectWhy(r bisect.Reason) string {
 	switch r.Cause {
-	case BisectNotBuilt:
+	case bisect.NotBuilt:
 		return "does not build: " + r.Detail
-	case BisectNotListed:
+	case bisect.NotListed:
 		return r.Detail
-	case BisectLacking:
+	case bisect.Lacking:
 		return "lacks " + strings.Join(r.Missing, ", ")
-	case BisectFailing:
+	case bisect.Failing:
 		return "its benchmark fails: " + r.Detail
-	case BisectUnmeasured:
+	case bisect.Unmeasured:
 		if r.Detail == "" {
 			return "no rounds were measured"
 		}
 		return "no rounds were measured: " + r.Detail
-	case BisectStoredRoundsSpent:
+	case bisect.StoredRoundsSpent:
 		return fmt.Sprintf("its %d stored rounds reached --max-rounds", r.Rounds)
-	case BisectBudgetSpent:
+	case bisect.BudgetSpent:
 		return "the budget was spent before it"
-	case BisectRoundsSpent:
+	case bisect.RoundsSpent:
 		return fmt.Sprintf("it reached --max-rounds %d", r.Rounds)
-	case BisectShareSpent:
+	case bisect.ShareSpent:
 		return fmt.Sprintf("its share of the budget (%s) was spent", r.Spent.Round(time.Second))
 	}
 	return ""
@@ -219,7 +187,7 @@ func bisectResult(b *findings.Bisect) Section {
 			}
 			for _, sk := range b.Skips {
 				if sk.Commit == i {
-					state = "skipped: " + sk.Why
+					state = "skipped: " + BisectWhy(sk.Why)
 				}
 			}
 			c := b.History[i]
@@ -303,7 +271,7 @@ func bisectCommits(b *findings.Bisect) *Section {
 func skipRow(b *findings.Bisect, sk findings.BisectSkip) Row {
 	c := b.History[sk.Commit]
 	return Row{Class: "v-nt", Cells: []Cell{cell(strconv.Itoa(sk.Step)), {Text: Code("`" + c.Short() + "`")}, cell(c.Subject), cell(fmtDate(c)),
-		{Text: Plain("skipped: " + sk.Why), Class: "verdict v-nt"}, cell("—"), cell("—"), cell("—"), cell("0"), cell("—")}}
+		{Text: Plain("skipped: " + BisectWhy(sk.Why)), Class: "verdict v-nt"}, cell("—"), cell("—"), cell("—"), cell("0"), cell("—")}}
 }
 
 // bisectBenches is every benchmark's change at the culprit (or across the

@@ -40,7 +40,7 @@ func syntheticBisect(stop bisect.Stop) *findings.Bisect {
 	}
 	records := []bisect.Record{
 		{Step: steps[0].Step, Outcome: bisect.Outcome{Verdict: bisect.Differ}},
-		{Step: bisect.Step{Number: 2, Kind: bisect.Midpoint, Lo: 0, Mid: 4, Hi: 8}, Outcome: bisect.Outcome{Verdict: bisect.Skip, Why: "does not build"}},
+		{Step: bisect.Step{Number: 2, Kind: bisect.Midpoint, Lo: 0, Mid: 4, Hi: 8}, Outcome: bisect.Outcome{Verdict: bisect.Skip, Why: bisect.Reason{Cause: bisect.NotBuilt, Detail: "x.go:1: syntax error"}}},
 		{Step: steps[1].Step, Outcome: bisect.Outcome{Verdict: bisect.LikeGood}},
 		{Step: steps[2].Step, Outcome: bisect.Outcome{Verdict: bisect.LikeBad}},
 	}

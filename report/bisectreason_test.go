@@ -12,23 +12,23 @@ import (
 // a bisect records and prints.
 func TestBisectReason(t *testing.T) {
 	tests := []struct {
-		r    BisectReason
+		r    bisect.Reason
 		want string
 	}{
-		{BisectReason{Cause: BisectNotBuilt, Detail: "./work.go:3:1: syntax error"}, "does not build: ./work.go:3:1: syntax error"},
-		{BisectReason{Cause: BisectNotListed, Detail: `-bench "X" matches no benchmark`}, `-bench "X" matches no benchmark`},
-		{BisectReason{Cause: BisectLacking, Missing: []string{"BenchmarkA", "BenchmarkB"}}, "lacks BenchmarkA, BenchmarkB"},
-		{BisectReason{Cause: BisectFailing, Detail: "panic: boom"}, "its benchmark fails: panic: boom"},
-		{BisectReason{Cause: BisectUnmeasured}, "no rounds were measured"},
-		{BisectReason{Cause: BisectUnmeasured, Detail: "killed"}, "no rounds were measured: killed"},
-		{BisectReason{Cause: BisectStoredRoundsSpent, Rounds: 40}, "its 40 stored rounds reached --max-rounds"},
-		{BisectReason{Cause: BisectBudgetSpent}, "the budget was spent before it"},
-		{BisectReason{Cause: BisectRoundsSpent, Rounds: 100}, "it reached --max-rounds 100"},
-		{BisectReason{Cause: BisectShareSpent, Spent: 83*time.Second + 400*time.Millisecond}, "its share of the budget (1m23s) was spent"},
-		{BisectReason{}, ""},
+		{bisect.Reason{Cause: bisect.NotBuilt, Detail: "./work.go:3:1: syntax error"}, "does not build: ./work.go:3:1: syntax error"},
+		{bisect.Reason{Cause: bisect.NotListed, Detail: `-bench "X" matches no benchmark`}, `-bench "X" matches no benchmark`},
+		{bisect.Reason{Cause: bisect.Lacking, Missing: []string{"BenchmarkA", "BenchmarkB"}}, "lacks BenchmarkA, BenchmarkB"},
+		{bisect.Reason{Cause: bisect.Failing, Detail: "panic: boom"}, "its benchmark fails: panic: boom"},
+		{bisect.Reason{Cause: bisect.Unmeasured}, "no rounds were measured"},
+		{bisect.Reason{Cause: bisect.Unmeasured, Detail: "killed"}, "no rounds were measured: killed"},
+		{bisect.Reason{Cause: bisect.StoredRoundsSpent, Rounds: 40}, "its 40 stored rounds reached --max-rounds"},
+		{bisect.Reason{Cause: bisect.BudgetSpent}, "the budget was spent before it"},
+		{bisect.Reason{Cause: bisect.RoundsSpent, Rounds: 100}, "it reached --max-rounds 100"},
+		{bisect.Reason{Cause: bisect.ShareSpent, Spent: 83*time.Second + 400*time.Millisecond}, "its share of the budget (1m23s) was spent"},
+		{bisect.Reason{}, ""},
 	}
 	for _, tt := range tests {
-		if got := tt.r.String(); got != tt.want {
+		if got := BisectWhy(tt.r); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.r, got, tt.want)
 		}
 	}

@@ -416,7 +416,9 @@ func environmentSection(f *findings.Run) *Section {
 		ct := &Table{Head: []string{"config", "build env", "exec env", "binary"}}
 		for _, c := range f.Configs {
 			bin := Cell{Text: Plain(c.BinaryHash), Class: "hash"}
-			if c.Error != "" {
+			if c.NotFetched.What != "" {
+				bin = cell("not testable here: " + notFetched(c.NotFetched))
+			} else if c.Error != "" {
 				bin = cell("build failed: " + lastLines(c.Error, 2))
 			}
 			ct.Rows = append(ct.Rows, Row{Cells: []Cell{cell(c.Name), cell(orDash(strings.Join(append(slices.Clone(c.BuildEnv), c.BuildFlags...), " "))), cell(orDash(strings.Join(c.ExecEnv, " "))), bin}})

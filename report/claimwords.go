@@ -439,6 +439,8 @@ func reasonBase(c claim.CheckResult) string {
 		return fmt.Sprintf("the crossing's interval [%.3g, %.3g] overlaps [%g, %g] but does not lie inside it", c.Lo, c.Hi, p.Min, p.Max)
 	case claim.FewSignificant:
 		return fmt.Sprintf("too few points differ significantly to rule a crossover in [%g, %g] out: need one sign on both sides of it", p.Min, p.Max)
+	case claim.NotFetched:
+		return fmt.Sprintf("not testable here: config %s's %s could not be downloaded (%s)", w.Config, w.Fetch, w.Err)
 	case claim.NoCrossover:
 		return fmt.Sprintf("expected a crossover in [%g, %g]", p.Min, p.Max)
 	}

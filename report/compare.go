@@ -60,7 +60,8 @@ func CompareText(w io.Writer, c *findings.CompareResult, gate *compare.Gate) err
 		func(unit string) { fmt.Fprintf(tw, "%s\told\tnew\tΔ\t%.0f%% CI of Δ\tp\t\n", unit, (1-c.Alpha)*100) },
 		func(row findings.CompareRow) {
 			mark := gateOf(gate, row.Config, row.Name, row.Unit).verdict(CompareVerdict(row), compare.Threshold.String)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\n", rowName(row), FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit), FormatDelta(row.Delta), FormatCI(row), row.P, mark)
+			o, n := FormatStats(row.Old, row.New, row.Unit)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\n", rowName(row), o, n, FormatDelta(row.Delta), FormatCI(row), row.P, mark)
 		},
 		func(unit string) { geomeanLine(tw, c, unit) }, "\t\t\t\t\t\t")
 	if err := tw.Flush(); err != nil {
@@ -247,7 +248,8 @@ func CompareSections(c *findings.CompareResult, gate *compare.Gate) []Section {
 			t = &Table{Class: "compare", Head: []string{row.Unit, "old", "new", "Δ", fmt.Sprintf("%.0f%% CI of Δ", (1-c.Alpha)*100), "p", ""}}
 			out = append(out, Section{ID: "unit-" + row.Unit, Title: title, Blocks: []Block{{Table: t}}})
 		}
-		r := Row{Cells: []Cell{cell(rowName(row)), num(FormatStat(row.Old, row.Unit)), num(FormatStat(row.New, row.Unit)), num(FormatDelta(row.Delta)), num(FormatCI(row)), num(fmt.Sprintf("%.3g", row.P)), cell(CompareVerdict(row))}}
+		o, n := FormatStats(row.Old, row.New, row.Unit)
+		r := Row{Cells: []Cell{cell(rowName(row)), num(o), num(n), num(FormatDelta(row.Delta)), num(FormatCI(row)), num(fmt.Sprintf("%.3g", row.P)), cell(CompareVerdict(row))}}
 		r.Class = "same"
 		if row.Better || row.Worse {
 			r.Class = CompareVerdict(row)

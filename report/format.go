@@ -16,7 +16,8 @@ import (
 // ratios with a × sign, values in their unit's human scale.
 
 // FormatDelta prints a relative change as a signed percentage: "+5.2%",
-// "-0.3%", "0%", "+∞".
+// "-0.3%", "0%", "+∞"; a change under 0.05% with two significant
+// digits ("+0.019%"), so no change but none prints as 0.
 func FormatDelta(d float64) string {
 	switch {
 	case math.IsNaN(d):
@@ -27,6 +28,8 @@ func FormatDelta(d float64) string {
 		return "-∞"
 	case d == 0:
 		return "0%"
+	case math.Abs(d) < 0.0005:
+		return fmt.Sprintf("%+.2g%%", d*100)
 	}
 	return fmt.Sprintf("%+.1f%%", d*100)
 }
@@ -43,10 +46,14 @@ func FormatCI(r findings.CompareRow) string {
 // FormatStat prints a median with its interval as ±%, or with its number
 // of samples when it has no interval.
 func FormatStat(s findings.Stat, u string) string {
+	return formatStat(s, benchunit.Scale(s.Median, unit.Class(u)))
+}
+
+// formatStat is FormatStat with the median already scaled as v.
+func formatStat(s findings.Stat, v string) string {
 	if s.N == 0 || math.IsNaN(s.Median) {
 		return "—"
 	}
-	v := benchunit.Scale(s.Median, unit.Class(u))
 	if s.Median == 0 && s.Lo == 0 && s.Hi == 0 {
 		return "0"
 	}
@@ -54,6 +61,33 @@ func FormatStat(s findings.Stat, u string) string {
 		return fmt.Sprintf("%s (n=%d)", v, s.N)
 	}
 	return fmt.Sprintf("%s ±%.0f%%", v, s.Spread*100)
+}
+
+// FormatStats prints two medians beside each other as FormatStat does,
+// with the digits that tell them apart: medians that differ never print
+// alike ("1.7421µ" and "1.7425µ" where FormatStat prints "1.742µ"
+// twice), so a change printed beside them can be read off them.
+func FormatStats(old, new findings.Stat, u string) (string, string) {
+	o, n := FormatStat(old, u), FormatStat(new, u)
+	if o != n || old.Median == new.Median || math.IsNaN(old.Median) || math.IsNaN(new.Median) || old.N == 0 || new.N == 0 {
+		return o, n
+	}
+	sc := benchunit.CommonScale([]float64{old.Median, new.Median}, unit.Class(u))
+	for range 8 { // float64 medians that differ part within 17 digits
+		sc.Prec++
+		if vo, vn := sc.Format(old.Median), sc.Format(new.Median); vo != vn {
+			return formatStat(old, vo), formatStat(new, vn)
+		}
+	}
+	return o, n
+}
+
+// showsChange reports whether a change between two medians printed as o
+// and n is printed beside them: always when they read differently, or
+// when the change is none; otherwise the change is not the medians' (a
+// paired change over rounds whose medians are equal) and reads "—".
+func showsChange(o, n string, change float64) bool {
+	return o != n || change == 1 || math.IsNaN(change)
 }
 
 // FormatRatio prints a new/old ratio as a signed change, "+3.1%".

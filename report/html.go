@@ -48,7 +48,7 @@ type HTMLOptions struct {
 // bands, knees and crossovers marked) and a forest plot per claim check.
 func HTML(w io.Writer, f *findings.Run, opt HTMLOptions) error {
 	h := headerOf(f)
-	pg := &htmlPage{Title: h.Title, Nav: opt.Nav, Meta: h.Meta, When: h.When, Desc: h.Desc, Warnings: f.Warnings}
+	pg := &htmlPage{Title: h.Title, Nav: opt.Nav, Meta: h.Meta, When: h.When, Desc: h.Desc, Warnings: append(NotTestableConfigs(f), f.Warnings...)}
 	if h.Article != "" {
 		pg.Article = &Link{Text: h.Article, Href: articleHref(opt, h.Article)}
 	}

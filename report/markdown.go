@@ -22,7 +22,7 @@ func Markdown(w io.Writer, f *findings.Run) error {
 	if h.Article != "" {
 		fmt.Fprintf(bw, "Article: `%s`.\n\n", h.Article)
 	}
-	for _, w := range f.Warnings {
+	for _, w := range append(NotTestableConfigs(f), f.Warnings...) {
 		fmt.Fprintf(bw, "> %s.\n\n", upper(w))
 	}
 	writeMarkdownSections(bw, sections(f, HTMLOptions{}, false))

@@ -23,6 +23,8 @@ func pairedVerdict(p findings.PairedRow, band float64) string {
 	switch {
 	case p.WorkUnchanged:
 		return string(p.Verdict) + ", instructions/op unchanged"
+	case p.Zero:
+		return "no difference (0 on both sides)"
 	case p.Same:
 		return "no difference (identical)"
 	case p.Verdict == findings.NoDifference:
@@ -41,13 +43,31 @@ func pairedVerdict(p findings.PairedRow, band float64) string {
 
 func pctBand(b float64) string { return strconv.FormatFloat(100*b, 'g', 3, 64) + "%" }
 
-// levelCI heads a unit's interval column: "95% CI", "99.5% CI".
+// levelCI heads a unit's interval column: "95% CI" for a unit of one
+// row, "98.33% CI (m=3)" for one of three, each interval at 1 − α/m for
+// the unit's m rows, as the footer says (pairedLevels), so two units'
+// columns of one comparison show why their levels differ.
 func levelCI(r *findings.PairedResult, unit string) string {
 	l, ok := r.Levels[unit]
 	if !ok {
 		l = 1 - r.Alpha
 	}
-	return strconv.FormatFloat(100*l, 'g', 4, 64) + "% CI"
+	head := strconv.FormatFloat(100*l, 'g', 4, 64) + "% CI"
+	if m := unitRows(r, unit); m > 1 {
+		head += fmt.Sprintf(" (m=%d)", m)
+	}
+	return head
+}
+
+// unitRows counts the rows of unit.
+func unitRows(r *findings.PairedResult, unit string) int {
+	m := 0
+	for _, row := range r.Rows {
+		if row.Unit == unit {
+			m++
+		}
+	}
+	return m
 }
 
 // PairedSource is where a paired comparison came from: the heading of
@@ -94,8 +114,8 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 			if r.Layout != nil {
 				lay = "\t" + layoutSpread(row)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2g%s\t%s\t\n", row.Name, FormatStat(row.Old, row.Unit), FormatStat(row.New, row.Unit),
-				FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, lay, mark)
+			c := pairedCellsOf(row)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t\n", row.Name, c.old, c.new, c.change, c.ci, c.p, lay, mark)
 		},
 		func(unit string) { pairedGeomeanText(tw, r, unit) }, gap)
 	if err := tw.Flush(); err != nil {
@@ -115,6 +135,25 @@ func PairedText(w io.Writer, r *findings.PairedResult, src PairedSource, gate *c
 		fmt.Fprintf(w, "\n%d only in new (not compared): %s\n", n, shortList(r.OnlyNew))
 	}
 	return nil
+}
+
+// pairedCells are a paired row's printed medians, change, interval and
+// adjusted p.
+type pairedCells struct{ old, new, change, ci, p string }
+
+// pairedCellsOf prints a paired row: its medians with the digits that
+// tell them apart (FormatStats); its change, interval and p only beside
+// medians that read differently or a change of none. A row whose medians
+// are equal but whose paired rounds are not (0 on both sides, with a few
+// rounds above 0) has no change to print, nor a row without paired
+// rounds: "—".
+func pairedCellsOf(row findings.PairedRow) pairedCells {
+	c := pairedCells{change: FormatRatio(row.Ratio.Ratio), ci: formatRatioCI(row.Ratio), p: fmt.Sprintf("%.2g", row.PAdj)}
+	c.old, c.new = FormatStats(row.Old, row.New, row.Unit)
+	if row.Zero || row.Ratio.N == 0 || !showsChange(c.old, c.new, row.Ratio.Ratio) {
+		c.change, c.ci, c.p = "—", "—", "—"
+	}
+	return c
 }
 
 // ruleText is a rule as the user wrote it.
@@ -246,8 +285,8 @@ func PairedMarkdown(w io.Writer, r *findings.PairedResult, src PairedSource, gat
 		if r.Layout != nil {
 			lay = " " + layoutSpread(row) + " |"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2g |%s %s |\n", esc(row.FullName()), FormatStat(row.Old, unit), FormatStat(row.New, unit),
-			FormatRatio(row.Ratio.Ratio), formatRatioCI(row.Ratio), row.PAdj, lay, esc(v))
+		c := pairedCellsOf(row)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |%s %s |\n", esc(row.FullName()), c.old, c.new, c.change, c.ci, c.p, lay, esc(v))
 	}
 	closeUnit()
 	if len(r.Rows) == 0 {

@@ -200,3 +200,14 @@ func chosenWords(chosen map[int]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// LayoutChoiceLine says why a sequential run's layouts serve c.Per rounds
+// from its initial pass on: the variance components the compared ratios
+// showed and the costs the choice weighed (findings.ChoosePerLayout).
+func LayoutChoiceLine(c findings.LayoutChoice) string {
+	if c.Rows == 0 {
+		return "the rounds so far cannot yet tell layout from noise (they need three layouts of two rounds or more)"
+	}
+	return fmt.Sprintf("of %d compared ratios' variance (medians), layout adds SD %.1f%% and a round's noise SD %.1f%%; a layout's links cost %s, a round %s; rounds a layout = √(links·noise² / (round·layout²)), within 1–8",
+		c.Rows, 100*c.Layout, 100*c.Noise, c.Link.Round(time.Millisecond), c.Round.Round(time.Millisecond))
+}

@@ -146,7 +146,7 @@ func TestPairedTextAndMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	contains(t, "paired text", text.String(), []string{"old: abc123 old\nnew: def456 new\n12 interleaved rounds", "new/old", "slower  FAIL sec/op>+1%", "undecided (±", "geomean (2)",
-		"only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical", "97.5% CI", "p (adj)",
+		"only in old (not compared): BenchmarkGone", "B/op, allocs/op: every value identical", "97.5% CI (m=2)", "p (adj)",
 		"link layout: fixed (each side linked once): the verdicts hold for these two binaries only"}, []string{"no difference (±"})
 	if err := report.PairedMarkdown(&md, res, src, &gate); err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestPairedTextAndMarkdown(t *testing.T) {
 	contains(t, "paired markdown", md.String(), []string{"### A/B", "**Gate `sec/op>+1%`: failed**", "| BenchmarkA | ", "🔴 slower **FAIL**",
 		"B/op, allocs/op: every value identical on both sides.", "Only in old", "old: abc123 old  \n",
 		"perflab run 7: 12 interleaved rounds. Each unit's intervals hold together at 95%", analysis.PairedMethod, "cpu: Synthetic CPU  \n", "noise-before: cv=1.0%",
-		"| 97.5% CI | p (adj) |", "link layout: fixed"},
+		"| 97.5% CI (m=2) | p (adj) |", "link layout: fixed"},
 		[]string{"Hodges–Lehmann estimate of the per-round new/old ratios", "no difference (±"})
 }
 
@@ -450,6 +450,50 @@ func TestPairedTableDirections(t *testing.T) {
 		}
 		if !regexp.MustCompile(`(?m)^BenchmarkGet-2 .*\+10\.0% .* better\s*$`).MatchString(out.String()) || !regexp.MustCompile(`(?m)^BenchmarkGet-2 .*\+10\.0% .* slower\s*$`).MatchString(out.String()) {
 			t.Errorf("metadata %q: want B/s +10%% better and sec/op +10%% slower:\n%s", meta, out.String())
+		}
+	}
+}
+
+// TestPairedTableOddities: a change is printed only beside medians that
+// read differently (with the digits that tell them apart), rows 0 on both
+// sides read alike, and interval columns of two levels say why.
+func TestPairedTableOddities(t *testing.T) {
+	s := testdataSet(t, "paired-zeros.txt")
+	res := findings.Paired(s.Results, "old", "new", analysis.DefaultOptions(), s.Units())
+	var text, md strings.Builder
+	if err := report.PairedText(&text, res, report.PairedSource{Old: "a", New: "b", Rounds: 12}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.PairedMarkdown(&md, res, report.PairedSource{Title: "A/B", Rounds: 12}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for what, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		lines := map[string]string{}
+		unit := ""
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(strings.NewReplacer("|", " ").Replace(l))
+			switch {
+			case len(f) > 1 && f[1] == "old":
+				unit = f[0]
+				lines[unit+" head"] = l
+			case len(f) > 0 && strings.HasPrefix(f[0], "Benchmark"):
+				lines[f[0]+" "+unit] = l
+			}
+		}
+		// Three sec/op rows at 1 − α/3, one B/s row at 1 − α: each
+		// header says its m.
+		contains(t, what+" sec/op header", lines["sec/op head"], []string{"98.33% CI (m=3)"}, nil)
+		contains(t, what+" B/s header", lines["B/s head"], []string{"95% CI"}, []string{"m="})
+		// 0 B/op on both sides but for one round (17 against 16): no
+		// -5.9% beside two zeros, and it reads as the row 0 throughout.
+		contains(t, what+" stray B/op row", lines["BenchmarkA B/op"], []string{"no difference (0 on both sides)", "—"}, []string{"-5.9%", "undecided"})
+		contains(t, what+" zero B/op row", lines["BenchmarkB B/op"], []string{"no difference (0 on both sides)"}, []string{"undecided", "none ("})
+		contains(t, what+" identical B/op row", lines["BenchmarkC B/op"], []string{"no difference (identical)"}, nil)
+		// C's medians are 0.02% apart: they print with the digits
+		// that show it.
+		c := strings.Fields(strings.NewReplacer("|", " ").Replace(lines["BenchmarkC sec/op"]))
+		if len(c) < 5 || c[1] == c[3] {
+			t.Errorf("%s: C's sec/op medians print alike beside a change: %q", what, lines["BenchmarkC sec/op"])
 		}
 	}
 }

@@ -79,6 +79,7 @@ type Config struct {
 	GOTOOLCHAIN  string   `toml:"gotoolchain"`  // build env
 	Tags         []string `toml:"tags"`         // build flag -tags
 	GCFlags      string   `toml:"gcflags"`      // build flag -gcflags
+	LDFlags      string   `toml:"ldflags"`      // build flag -ldflags (e.g. "-funcalign=64": pinned function alignment)
 	GOMAXPROCS   string   `toml:"gomaxprocs"`   // exec env; TOML integer or string
 	GOGC         string   `toml:"gogc"`         // exec env; TOML integer or string ("off")
 	GOMEMLIMIT   string   `toml:"gomemlimit"`   // exec env; TOML integer or string ("512MiB")
@@ -114,7 +115,8 @@ func (c Config) BuildEnv() []string {
 }
 
 // BuildFlags returns the go build flags of the config: "-tags=a,b" (tags
-// sorted), "-gcflags=…", "-modfile=…" and "-pgo=…", for the fields that are set.
+// sorted), "-gcflags=…", "-ldflags=…", "-modfile=…" and "-pgo=…", for the
+// fields that are set.
 func (c Config) BuildFlags() []string {
 	var flags []string
 	if len(c.Tags) > 0 {
@@ -125,6 +127,9 @@ func (c Config) BuildFlags() []string {
 	}
 	if c.GCFlags != "" {
 		flags = append(flags, "-gcflags="+c.GCFlags)
+	}
+	if c.LDFlags != "" {
+		flags = append(flags, "-ldflags="+c.LDFlags)
 	}
 	if c.Modfile != "" {
 		flags = append(flags, "-modfile="+c.Modfile)

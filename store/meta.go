@@ -20,6 +20,18 @@ type Config struct {
 	ExecEnv    []string
 	BinaryHash string
 	Error      string // non-empty when the config failed to build
+	// NotFetched is set when the config did not build only because the
+	// go command could not download what its build needs (no network,
+	// GOPROXY=off, a proxy that refuses): the config is not testable
+	// here, which is no failure of the run. Error still holds the go
+	// command's output.
+	NotFetched NotFetched
+}
+
+// NotFetched is what a config's build could not download, and why.
+type NotFetched struct {
+	What string // "toolchain go1.22.12", "module golang.org/x/text@v0.14.0", "modules"
+	Why  string // the go command's reason, e.g. "toolchain not available"
 }
 
 // UnitMeta is one benchfmt unit metadata entry ("Unit <unit> <key>=<value>"),
@@ -161,13 +173,14 @@ func (db *DB) AddConfig(ctx context.Context, runID int64, c Config) error {
 		js[i] = string(b)
 	}
 	return writeList(ctx, db, runID, "config "+c.Name, "",
-		`INSERT INTO configs(run_id, name, build_env, build_flags, exec_env, binary_hash, error)
-		 VALUES (?, ?, ?, ?, ?, ?, ?)
+		`INSERT INTO configs(run_id, name, build_env, build_flags, exec_env, binary_hash, error, fetch_what, fetch_why)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT(run_id, name) DO UPDATE SET
 		   build_env = excluded.build_env, build_flags = excluded.build_flags,
-		   exec_env = excluded.exec_env, binary_hash = excluded.binary_hash, error = excluded.error`,
+		   exec_env = excluded.exec_env, binary_hash = excluded.binary_hash, error = excluded.error,
+		   fetch_what = excluded.fetch_what, fetch_why = excluded.fetch_why`,
 		[]Config{c}, func(_ int, c Config) []any {
-			return []any{c.Name, js[0], js[1], js[2], c.BinaryHash, c.Error}
+			return []any{c.Name, js[0], js[1], js[2], c.BinaryHash, c.Error, c.NotFetched.What, c.NotFetched.Why}
 		})
 }
 
@@ -175,12 +188,12 @@ func (db *DB) AddConfig(ctx context.Context, runID int64, c Config) error {
 // reads back as nil, an empty one as empty.
 func (db *DB) Configs(ctx context.Context, runID int64) ([]Config, error) {
 	return readList(ctx, db, runID, "configs",
-		`SELECT name, build_env, build_flags, exec_env, binary_hash, error
+		`SELECT name, build_env, build_flags, exec_env, binary_hash, error, fetch_what, fetch_why
 		 FROM configs WHERE run_id = ? ORDER BY id`,
 		func(rows *sql.Rows) (Config, error) {
 			var c Config
 			var js [3]string
-			if err := rows.Scan(&c.Name, &js[0], &js[1], &js[2], &c.BinaryHash, &c.Error); err != nil {
+			if err := rows.Scan(&c.Name, &js[0], &js[1], &js[2], &c.BinaryHash, &c.Error, &c.NotFetched.What, &c.NotFetched.Why); err != nil {
 				return c, err
 			}
 			for i, dst := range []*[]string{&c.BuildEnv, &c.BuildFlags, &c.ExecEnv} {

@@ -75,9 +75,13 @@ type Decide struct {
 	Precision float64 `json:"precision,omitempty"`
 	// GateRatios are CI-gate limits as ratios (1.01 for "+1%"): a compared
 	// ratio is decided only once its interval clears each of them.
-	GateRatios []float64     `json:"gate_ratios,omitempty"`
-	MaxRounds  int           `json:"max_rounds"`
-	Budget     time.Duration `json:"budget,omitempty"` // the whole run's time budget; 0 for none
+	GateRatios []float64 `json:"gate_ratios,omitempty"`
+	MaxRounds  int       `json:"max_rounds"`
+	// Alpha is the error rate the run decided at (each compared ratio at
+	// 1 − Alpha/m for its unit's m rows); 0 for runs stored before it was
+	// recorded, which decided at 0.05.
+	Alpha  float64       `json:"alpha,omitempty"`
+	Budget time.Duration `json:"budget,omitempty"` // the whole run's time budget; 0 for none
 	// Repeats is the number of back-to-back repetitions one process of a
 	// cell times once its iteration count is fixed (their median is its
 	// value); 0 or 1 for one.
@@ -240,6 +244,19 @@ func (l *Layout) Per(j int) int {
 	return max(1, per)
 }
 
+// RoundCluster is the cluster of a run's round when the run is split into
+// shards (0 or 1 for none): the layout cluster of the shard's own round
+// count, numbered so that clusters of different shards never share a
+// number. With one shard it is Cluster(round).
+func (l *Layout) RoundCluster(round, shards int) int {
+	if round < 1 {
+		return round
+	}
+	n := max(1, shards)
+	shard, j := (round-1)%n, (round-1)/n+1
+	return (l.Cluster(j)-1)*n + shard + 1
+}
+
 // ClusterOf returns the independent unit of each of the run's rounds: the
 // layout cluster it ran in, within its shard (a machine), numbered so that
 // clusters of different shards never share a number. It returns nil when
@@ -249,13 +266,31 @@ func (p Plan) ClusterOf() func(round int) int {
 	if p.Layout == nil || p.Layout.PerLayout <= 1 && !slices.ContainsFunc(p.Layout.Phases, func(ph LayoutPhase) bool { return ph.Per > 1 }) {
 		return nil
 	}
-	n := max(1, p.Shards)
-	l := p.Layout
-	return func(round int) int {
-		if round < 1 {
-			return round
-		}
-		shard, j := (round-1)%n, (round-1)/n+1
-		return (l.Cluster(j)-1)*n + shard + 1
+	l, n := p.Layout, p.Shards
+	return func(round int) int { return l.RoundCluster(round, n) }
+}
+
+// SetLayoutPhases records the phases of a run's layouts (Layout.Phases):
+// the rounds a layout serves from each round on, as the run chose them.
+func (db *DB) SetLayoutPhases(ctx context.Context, runID int64, phases []LayoutPhase) error {
+	var note string
+	err := db.sql.QueryRowContext(ctx, `SELECT note FROM runs WHERE id = ?`, runID).Scan(&note)
+	if errors.Is(err, sql.ErrNoRows) {
+		return db.runNotFound(runID)
 	}
+	if err != nil {
+		return fmt.Errorf("read run %d's plan in %s: %w", runID, db.path, err)
+	}
+	p := planOf(note)
+	if p.Layout == nil {
+		return fmt.Errorf("run %d in %s relinks no layouts: it has no layout phases", runID, db.path)
+	}
+	p.Layout.Phases = phases
+	if note, err = p.note(); err != nil {
+		return err
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET note = ? WHERE id = ?`, note, runID); err != nil {
+		return fmt.Errorf("record run %d's layout phases in %s: %w", runID, db.path, err)
+	}
+	return nil
 }

@@ -153,4 +153,8 @@ ALTER TABLE rounds ADD COLUMN noise_cv ANY; -- NULL: not measured
 ALTER TABLE rounds ADD COLUMN load_avg ANY; -- NULL: not measured or unreadable
 ALTER TABLE failures ADD COLUMN skip INTEGER NOT NULL DEFAULT 0;
 UPDATE failures SET skip = 1, reason = substr(reason, 10) WHERE substr(reason, 1, 9) = 'skipped: ';`,
+	// 6: a config whose toolchain or modules could not be downloaded:
+	// what, and the go command's reason (Config.NotFetched).
+	`ALTER TABLE configs ADD COLUMN fetch_what TEXT NOT NULL DEFAULT '';
+ALTER TABLE configs ADD COLUMN fetch_why TEXT NOT NULL DEFAULT '';`,
 }

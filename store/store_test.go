@@ -281,6 +281,8 @@ func TestConfigs(t *testing.T) {
 		ExecEnv: []string{"GOMAXPROCS=4", "GOGC=100"}, BinaryHash: "abc123"}
 	empty := Config{Name: "empty", BuildEnv: []string{}, BuildFlags: []string{}, ExecEnv: []string{}}
 	broken := Config{Name: "broken", Error: "build failed: exit status 1"}
+	offline := Config{Name: "go1.22", BuildEnv: []string{"GOTOOLCHAIN=go1.22.12"}, Error: "go env failed",
+		NotFetched: NotFetched{What: "toolchain go1.22.12", Why: "toolchain not available"}}
 	base2 := base
 	base2.BinaryHash = "def456"
 	base2.ExecEnv = nil
@@ -291,6 +293,7 @@ func TestConfigs(t *testing.T) {
 	}{
 		{"none", nil, nil},
 		{"insertion order", []Config{base, broken, empty}, []Config{base, broken, empty}},
+		{"not fetched", []Config{offline, base}, []Config{offline, base}},
 		{"upsert keeps position", []Config{base, broken, base2}, []Config{base2, broken}},
 	}
 	db := openTemp(t)

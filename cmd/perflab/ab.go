@@ -104,23 +104,25 @@ Examples:
 type abFlags struct {
 	runFlags
 	gateFlags
-	dir      string
-	regex    string
-	cpu      string
-	configs  multiFlag
-	markdown string
-	asJSON   bool
-	profile  bool
+	dir       string
+	regex     string
+	cpu       string
+	configs   multiFlag
+	markdown  string
+	asJSON    bool
+	profile   bool
+	funcAlign int
 }
 
 func (f *abFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaAB)
 	fs.StringVar(&f.dir, "C", ".", "the module's `dir` (in the git repository OLD and NEW refer to)")
 	fs.StringVar(&f.regex, "bench", ".", "`regex` selecting benchmarks, as go test -bench")
-	fs.IntVar(&f.rounds, "rounds", 10, "interleaved rounds (--budget chooses them instead)")
+	fs.IntVar(&f.rounds, "rounds", 0, "a fixed number of interleaved rounds (default: sample sequentially until every benchmark is decided, under --budget, 2m unless given, grown if the first interval of every benchmark needs more)")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,4")
+	fs.IntVar(&f.funcAlign, "funcalign", 0, "pin every function's alignment to `N` bytes on both sides (-ldflags=-funcalign=N, e.g. 64); layouts are still sampled; 0 keeps the linker's default")
 	fs.Var(&f.configs, "config", "`NAME:KEY=VAL,...` settings of one side (GOEXPERIMENT, GOGC, GODEBUG, PGO, …); give two: OLD's, then NEW's")
 	f.engineFlags(fs)
 	fs.BoolVar(&f.profile, "profile", false, "also profile both sides after the rounds (CPU, heap, mutex and block profiles and a trace); off by default, so the budget goes to the rounds")
@@ -191,7 +193,7 @@ func (f *abFlags) options(oldArg, newArg string, pkgs []string, progress io.Writ
 	if err != nil {
 		return ab.Options{}, usageError(err)
 	}
-	if f.rounds < 1 {
+	if f.rounds < 0 {
 		return ab.Options{}, usageError(errors.New("--rounds must be at least 1"))
 	}
 	if err := f.seq.check(); err != nil {
@@ -209,7 +211,7 @@ func (f *abFlags) options(oldArg, newArg string, pkgs []string, progress io.Writ
 	return ab.Options{
 		Dir: f.dir, Old: oldArg, New: newArg, Packages: pkgs, Bench: f.regex, Configs: configs,
 		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget, Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds,
-		Unit: f.seq.unit, Layout: f.seq.layout, Measure: f.measure, NoProfile: f.noProfile || !f.profile, Seed: f.seed, Verbose: f.verbose,
+		Unit: f.seq.unit, Layout: f.seq.layout, FuncAlign: f.funcAlign, Measure: f.measure, NoProfile: f.noProfile || !f.profile, Seed: f.seed, Verbose: f.verbose,
 		Alpha: f.alpha, Rules: rules, CacheDir: f.cache, ArtifactDir: f.out, Progress: progress, Shard: shard,
 	}, nil
 }

@@ -20,7 +20,7 @@ func TestABUsageExitCodes(t *testing.T) {
 		{nil, "want OLD"},
 		{[]string{"HEAD", "--fail-on", "sec/op>5"}, "must end in '%'"},
 		{[]string{"HEAD", "--require-decision"}, "--require-decision goes with --fail-on"},
-		{[]string{"HEAD", "--rounds", "0"}, "--rounds must be at least 1"},
+		{[]string{"HEAD", "--rounds", "-1"}, "--rounds must be at least 1"},
 		{[]string{"HEAD", "--cpu", "0"}, "--cpu"},
 		{[]string{"HEAD", "--config", "a"}, "--config: give none or two"},
 		{[]string{"HEAD", "--no-such-flag"}, "flag provided but not defined"},
@@ -32,21 +32,24 @@ func TestABUsageExitCodes(t *testing.T) {
 	}
 }
 
-// TestABUndecided: two rounds give no paired interval, so a gate on them
-// cannot decide: ab prints the row as undecided in the table, on stderr,
-// in the Markdown summary and in the JSON; it exits 3 under
-// --require-decision and 0 without it.
+// TestABUndecided: a change of about +1% against a gate at +1% leaves the
+// interval of eight rounds around the limit (it misses it only when all
+// eight rounds fall on one side of it, about 1% of runs), so the gate cannot
+// decide: ab prints the row as undecided in the table, on stderr, in the
+// Markdown summary and in the JSON; it exits 3 under --require-decision
+// and 0 without it. (Fewer rounds than an interval needs are refused:
+// TestABTooFewRounds.)
 func TestABUndecided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs test binaries")
 	}
-	repo := abRepo(t, 1000)
+	repo := abRepo(t, 1010)
 	tmp := t.TempDir()
 	md := filepath.Join(tmp, "summary.md")
-	args := []string{"ab", "HEAD~1", "HEAD", ".", "-C", repo, "-bench", "Work$", "--rounds", "2", "--benchtime", "5ms",
+	args := []string{"ab", "HEAD~1", "HEAD", ".", "-C", repo, "-bench", "Work$", "--rounds", "8", "--benchtime", "5ms", "--layout", "fixed",
 		"--fail-on", "sec/op>+1%", "--no-profile",
 		"--db", filepath.Join(tmp, "perflab.db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
-	const words = "undecided: too few samples for an interval"
+	const words = "undecided: a change below ±"
 	out, stderr, code := perflab(t, append(args, "--require-decision", "--markdown", md)...)
 	if code != 3 {
 		t.Fatalf("ab --require-decision exited %d, want 3\n%s\n%s", code, out, stderr)
@@ -79,13 +82,31 @@ func TestABUndecided(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("ab without --require-decision exited %d, want 0\n%s\n%s", code, out, stderr)
 	}
-	if err := json.Unmarshal([]byte(out), &parsed); err != nil || parsed.Gate != "undecided" || len(parsed.Undecided) != 1 || parsed.Source.Run != 2 || parsed.Source.Rounds != 2 {
+	if err := json.Unmarshal([]byte(out), &parsed); err != nil || parsed.Gate != "undecided" || len(parsed.Undecided) != 1 || parsed.Source.Run != 2 || parsed.Source.Rounds != 8 {
 		t.Fatalf("ab --json: %+v (%v)\n%s", parsed, err, out)
 	}
-	if u := parsed.Undecided[0]; !strings.HasPrefix(u.Row.Name, "BenchmarkWork") || u.Reason != "no interval" || !strings.HasPrefix(u.Verdict, words) {
+	if u := parsed.Undecided[0]; !strings.HasPrefix(u.Row.Name, "BenchmarkWork") || u.Reason != "interval holds the limit" || !strings.HasPrefix(u.Verdict, words) {
 		t.Errorf("ab --json: undecided %+v", u)
 	}
 	if !strings.Contains(stderr, "with --require-decision they exit 3") {
 		t.Errorf("without --require-decision, stderr does not say how to fail on undecided rows:\n%s", stderr)
+	}
+}
+
+// TestABTooFewRounds: rounds that cannot give a compared ratio an interval
+// are refused before anything is measured, with the rounds that would do
+// (here 6 for one row at 95%), on fresh layouts and on one link per side.
+func TestABTooFewRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	repo := abRepo(t, 1000)
+	for _, layout := range []string{"random", "fixed"} {
+		tmp := t.TempDir()
+		out, stderr, code := perflab(t, "ab", "HEAD~1", "HEAD", ".", "-C", repo, "-bench", "Work$", "--rounds", "3", "--benchtime", "5ms", "--layout", layout,
+			"--no-profile", "--db", filepath.Join(tmp, "perflab.db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"))
+		if code != 1 || !strings.Contains(stderr, "first interval needs 6") || !strings.Contains(stderr, "--rounds 6 or more") {
+			t.Errorf("--layout %s --rounds 3: exit %d, want 1 naming the rounds that would do\n%s\n%s", layout, code, out, stderr)
+		}
 	}
 }

@@ -72,7 +72,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func (f *benchFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaRuns)
 	f.specFlags(fs)
 	f.engineFlags(fs)
 	fs.StringVar(&f.saveSpec, "save-spec", "", "also write the equivalent spec to `file`")

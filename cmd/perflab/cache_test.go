@@ -10,49 +10,6 @@ import (
 	"time"
 )
 
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		err  bool
-	}{
-		{"0", 0, false},
-		{"1234", 1234, false},
-		{"500MB", 500_000_000, false},
-		{"500mb", 500_000_000, false},
-		{"1.5GB", 1_500_000_000, false},
-		{"2GiB", 2 << 30, false},
-		{"10 KiB", 10 << 10, false},
-		{"3k", 3000, false},
-		{"1TB", 1e12, false},
-		{"", 0, true},
-		{"MB", 0, true},
-		{"-1MB", 0, true},
-		{"5XB", 0, true},
-		{"1.2.3", 0, true},
-		{"99999999999TB", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := parseSize(tt.in)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
-		}
-	}
-}
-
-func TestFormatSize(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 1_500_000: "1.5 MB", 999_990: "1.0 MB", 2_000_000_000: "2.0 GB"} {
-		if got := formatSize(n); got != want {
-			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
-		}
-		if back, err := parseSize(strings.ReplaceAll(formatSize(n), " ", "")); err != nil {
-			t.Errorf("parseSize cannot read formatSize(%d) = %q: %v", n, formatSize(n), err)
-		} else if n >= 1000 && (back < n*99/100 || back > n*101/100) || n < 1000 && back != n {
-			t.Errorf("parseSize(formatSize(%d)) = %d", n, back)
-		}
-	}
-}
-
 // cacheFile writes size bytes at dir/rel, last modified age ago.
 func cacheFile(t *testing.T, dir, rel string, size int, age time.Duration) string {
 	t.Helper()

@@ -30,8 +30,18 @@ func (c *common) dbFlag(fs *flag.FlagSet) {
 	fs.StringVar(&c.db, "db", defaultDB(), "SQLite database `path` holding runs, or a postgres:// URL; by default perflab.db in perflab's data directory (\"perflab help storage\")")
 }
 
-func (c *common) alphaFlag(fs *flag.FlagSet) {
-	fs.Float64Var(&c.alpha, "alpha", 0.05, "significance level for Mann-Whitney U tests (confidence intervals are 95%)")
+// What --alpha sets, in each command's help.
+const (
+	alphaRuns    = "significance level of the crossover tests along an axis (family-wise across its points); medians, ratios and claim verdicts keep their 95% levels (docs/statistics.md)"
+	alphaAB      = "error rate of the comparison: each unit's m rows are judged on sign-test intervals at 1 − α/m, which hold together at 1 − α; a --fail-on gate fails a row at p·m ≤ α"
+	alphaCompare = "false discovery rate: each row's Mann-Whitney U p-value is Benjamini–Hochberg adjusted over its unit's rows, and its interval of Δ is at 1 − α"
+	alphaHistory = "significance level of each change point's permutation test"
+	alphaServe   = "significance level of the pages: crossovers (as run), compared changes (as compare), change points (as history)"
+)
+
+// alphaFlag declares --alpha; usage says what it sets in the command.
+func (c *common) alphaFlag(fs *flag.FlagSet, usage string) {
+	fs.Float64Var(&c.alpha, "alpha", 0.05, usage)
 }
 
 func (c *common) options() analysis.Options {
@@ -141,7 +151,7 @@ type runFlags struct {
 
 func (f *runFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaRuns)
 	fs.BoolVar(&f.quick, "quick", false, "quick mode: fewer axis values and short benchtimes (minutes)")
 	fs.BoolVar(&f.full, "full", false, "full mode: every axis value, longer benchtimes (the default)")
 	fs.IntVar(&f.rounds, "rounds", 0, "override the mode's number of rounds")
@@ -345,6 +355,9 @@ func finishRun(ctx context.Context, db *store.DB, res *engine.Result, opt analys
 		return fmt.Errorf("writing report: %w", err)
 	}
 	fmt.Fprintf(stdout, "\n%s run %d: %s, %d/%d rounds, %d samples, %d failed cell runs\n", in.Run.Experiment, res.RunID, res.Status, res.RoundsDone, res.RoundsTotal, len(in.Results), report.FailedCellRuns(in))
+	for _, l := range report.NotTestableConfigs(in) {
+		fmt.Fprintln(stdout, l)
+	}
 	if len(in.Verdicts) == 0 {
 		// No claims to judge: the results themselves.
 		if err := report.ResultsTable(stdout, in.SummaryRows(), in.Opt.Confidence); err != nil {
@@ -477,7 +490,7 @@ func init() {
 
 func declareReport(fs *flag.FlagSet, c *common, out *string) {
 	c.dbFlag(fs)
-	c.alphaFlag(fs)
+	c.alphaFlag(fs, alphaRuns)
 	fs.StringVar(out, "o", "", "write to `file` instead of stdout")
 }
 
@@ -597,7 +610,7 @@ type analyzeFlags struct {
 
 func (f *analyzeFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaRuns)
 	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees along (default: the spec's for a run)")
 	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: ratios to the baseline, and crossovers along --axis")
 	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` others are divided by (default: the spec's for a run, else the first seen)")

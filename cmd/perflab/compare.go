@@ -122,7 +122,7 @@ type compareFlags struct {
 
 func (f *compareFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaCompare)
 	f.gateFlags.declare(fs)
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison and the gate's rulings (failures, undecided rows) as JSON")
 	fs.Var(&f.maps, "map", "pair config `OLD=NEW` (old side's name = new side's name); repeat for several")

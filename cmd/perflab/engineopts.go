@@ -24,7 +24,7 @@ func (f *runFlags) engineOptions(s *spec.Spec, mode string, db *store.DB, progre
 		Seed: f.seed, Rounds: f.rounds, Benchtime: f.benchtime, Budget: f.budget, Measure: f.measure,
 		NoProfile: f.noProfile, NoFollowUp: f.noFollowUp, Verbose: f.verbose, NewRunIfChanged: f.newRun,
 		Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds, Unit: f.seq.unit, Layout: f.seq.layout,
-		Judge: ab.Judge{DB: db}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
+		Alpha: f.alpha, Judge: ab.Judge{DB: db, Alpha: f.alpha}, Repeat: analysis.RepeatEstimate, ChooseRepeats: analysis.ChooseRepeats,
 	}
 }
 

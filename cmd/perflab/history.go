@@ -40,7 +40,7 @@ type historyFlags struct {
 
 func (f *historyFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaHistory)
 	fs.StringVar(&f.unit, "unit", "sec/op", "the `unit` to follow")
 	fs.StringVar(&f.config, "config", "", "the perflab `config` (default: the only one; the one of each run when runs name it differently; else \"default\"); a,b follows config a, then b, across runs")
 	fs.BoolVar(&f.asJSON, "json", false, "print the series and change points as JSON")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflab/perflab/internal/offline"
 	"github.com/perflab/perflab/store"
 )
 
@@ -174,6 +175,101 @@ goexperiment = "nosuchexperiment"
 	}
 	if out, _, _ := perflab(t, "runs", "--db", db); !strings.Contains(out, "partial") {
 		t.Errorf("runs does not show the run as partial:\n%s", out)
+	}
+}
+
+// TestOfflineConfigNotTestable runs a spec whose second config needs the
+// go1.22.12 toolchain with the go command cut off from every download
+// (GOPROXY=off, GOFLAGS=-mod=mod, an empty module cache, where toolchains
+// are kept): that config is not testable here, with the reason, its
+// claim says so, the other config's claim is judged, and the run is
+// complete and exits 0. A config that does not compile still fails the
+// run (TestPartialRunExitsNonZero).
+func TestOfflineConfigNotTestable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	mod := throwaway(t)
+	offline.Go(t)
+	specPath := filepath.Join(mod, "offline.toml")
+	text := `name = "offline"
+driver = "gotest"
+package = "./sum"
+benchmarks = ["BenchmarkSum"]
+
+[[axis]]
+key = "n"
+quick = [10, 10000]
+
+[mode.quick]
+rounds = 6
+benchtime = "200x"
+
+[mode.full]
+rounds = 6
+
+[[config]]
+name = "default"
+
+[[config]]
+name = "go1.22"
+gotoolchain = "go1.22.12"
+
+[[claim]]
+id = "O1"
+text = "a longer sum takes longer"
+[[claim.check]]
+kind = "ratio"
+where = "config=default"
+num = "n=10000"
+den = "n=10"
+op = ">"
+value = 1
+
+[[claim]]
+id = "O2"
+text = "go1.22 sums as fast as the installed Go"
+[[claim.check]]
+kind = "ratio"
+where = "n=10000"
+num = "config=go1.22"
+den = "config=default"
+op = "<"
+value = 1.5
+`
+	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, outDir := filepath.Join(t.TempDir(), "x.db"), t.TempDir()
+	stdout, stderr, code := perflab(t, "run", specPath, "--quick", "--no-profile", "--db", db, "--cache", t.TempDir(), "--out", outDir)
+	const why = "config go1.22's toolchain go1.22.12 could not be downloaded (toolchain not available)"
+	if code != 0 || !strings.Contains(stdout, "run 1: complete") {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s\nwant a complete run and exit 0", code, stdout, stderr)
+	}
+	flat := strings.Join(strings.Fields(stdout), " ") // the claims table wraps its reasons
+	for _, want := range []string{
+		"not testable here: " + why,
+		"config go1.22 is not testable here: its toolchain go1.22.12 could not be downloaded (toolchain not available)",
+		"0 failed cell runs",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "perflab: config go1.22 is not testable here: its toolchain go1.22.12 could not be downloaded (toolchain not available); its cells are skipped") {
+		t.Errorf("progress does not say why config go1.22 is skipped:\n%s", stderr)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "O1") && !strings.Contains(l, "reproduced") {
+			t.Errorf("claim O1, on the config that built, is not judged: %s", l)
+		}
+	}
+	md, _, _ := perflab(t, "report", "1", "--db", db)
+	if !strings.Contains(strings.Join(strings.Fields(md), " "), "not testable here: "+why) || strings.Contains(md, "cell runs failed") {
+		t.Errorf("the report does not say why O2 is not testable, or counts failures:\n%s", md)
+	}
+	if out, _, _ := perflab(t, "runs", "--db", db); !strings.Contains(out, "complete") {
+		t.Errorf("runs does not show the run as complete:\n%s", out)
 	}
 }
 

@@ -55,7 +55,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `
 Start with:
   perflab list                      the built-in experiments and their claims
-  perflab run poolreuse --quick     a quick run (a few minutes), then its report
+  perflab run --quick               the built-in suite, quick (under 15 minutes), then its reports
 
 Run "perflab help <command>" for a command's flags and examples,
 "perflab help spec" for the format of a spec file, and "perflab help

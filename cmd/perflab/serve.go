@@ -39,7 +39,7 @@ type serveFlags struct {
 
 func (f *serveFlags) declare(fs *flag.FlagSet) {
 	f.dbFlag(fs)
-	f.alphaFlag(fs)
+	f.alphaFlag(fs, alphaServe)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on; keep a loopback host unless you mean to share the UI")
 	fs.StringVar(&f.articles, "articles", "", "`dir` of the articles the claims link to (default: $PERFLAB_ARTICLES, or shared/articles found upwards)")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/perflab/perflab/builtin"
 	"github.com/perflab/perflab/spec"
+	"github.com/perflab/perflab/store"
 )
 
 // helpTopics are "perflab help TOPIC" pages that are not commands.
@@ -17,7 +18,7 @@ var helpTopics = map[string]func() string{
 // are kept, as they resolve here and now.
 func storageHelp() string {
 	where := "here: "
-	if h, err := findHome(); err != nil {
+	if h, err := store.FindHome(); err != nil {
 		where += err.Error()
 	} else {
 		where += h.Dir + " (from " + h.From + ")"

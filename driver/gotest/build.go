@@ -325,7 +325,11 @@ func (b Build) goOutput(ctx context.Context, args []string) ([]byte, error) {
 		if errors.As(err, &ee) {
 			return nil, fmt.Errorf("go %s: %w; install Go or put the go command on PATH", args[0], err)
 		}
-		return nil, fmt.Errorf("go %s failed (%v); fix the problem shown in its output:\n%s", args[0], err, tail.String())
+		out := tail.String()
+		if what, why, ok := fetchFailure(out); ok {
+			return nil, &FetchError{What: what, Why: why, Output: out}
+		}
+		return nil, fmt.Errorf("go %s failed (%v); fix the problem shown in its output:\n%s", args[0], err, out)
 	}
 	return stdout.Bytes(), nil
 }
