@@ -294,13 +294,8 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 			return fitBudget(ctx, seq.initialBudget(opt), opt.Budget, seq.initialRounds(), p, &m, timeout, bins, meas, lay, &probed, io.Discard)
 		}
 		err := try()
-		if per := lay.per(1); err != nil && seq != nil && lay.relinkEveryRound(opt.Shard) {
-			// A layout a round: every round is an observation of its
-			// own, so the initial pass needs 1/per of the rounds, and
-			// the layout column goes without (it needs rounds that
-			// share a layout to tell layout from noise).
-			fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead (%d rounds)\n", seq.initial, per, seq.initial/per)
-			seq.initial /= per
+		if err != nil {
+			seq.layoutARound(lay, opt.Shard, progress)
 		}
 		if err != nil && seq != nil && opt.Repeat != nil && seq.unit != UnitCPU {
 			if err = try(); err != nil {
@@ -740,6 +735,9 @@ func (r *rounds) runAll(ctx context.Context) error {
 		r.ranHere++
 		r.res.Failures += len(failures)
 		r.roundStored(tty, round, len(results), len(failures), start, cellsRun, total)
+		if err := r.meas.noneMeasured(round); err != nil {
+			return err
+		}
 		r.roundExtra = time.Since(roundStart) - inCells
 		if err := r.afterRound(ctx, round); err != nil {
 			return err

@@ -110,6 +110,10 @@ type cancelAfter struct {
 	cancel context.CancelFunc
 }
 
+// IsTerminal says the writer is a terminal: the one updating status line
+// names every stored round, where a log gets a line now and then only.
+func (c *cancelAfter) IsTerminal() bool { return true }
+
 func (c *cancelAfter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

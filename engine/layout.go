@@ -407,6 +407,23 @@ func fitObservations(l *layouts, rounds, need int, progress io.Writer) error {
 	return nil
 }
 
+// layoutARound turns a sequential run's initial pass into a layout a
+// round when its budget cannot hold clusters of rounds: every round is
+// then an observation of its own, so the pass needs 1/per of its rounds
+// (the first interval counts observations), and the layout column goes
+// without (telling layout from noise needs rounds that share a layout).
+// It reports whether it changed the pass.
+func (s *sequential) layoutARound(l *layouts, shard *Shard, progress io.Writer) bool {
+	per := l.per(1)
+	if s == nil || !l.relinkEveryRound(shard) {
+		return false
+	}
+	fmt.Fprintf(progress, "perflab: the budget does not fit an initial pass of %d rounds at %d a layout; each round gets a layout of its own instead (%d rounds)\n",
+		s.initial, per, s.initial/per)
+	s.initial /= per
+	return true
+}
+
 // perLayout is the number of rounds one layout serves when linking a
 // cluster takes link and a round takes round: the fewest, at least
 // minPerLayout, for which link/per ≤ 0.4·round.

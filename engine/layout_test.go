@@ -187,3 +187,26 @@ func TestRelinkEveryRound(t *testing.T) {
 		})
 	}
 }
+
+// TestLayoutARound: an initial pass of clusters that the budget cannot
+// hold becomes one of a layout a round with as many observations: its
+// rounds divided by the rounds a layout served (6 here, not always 2),
+// and the message says both.
+func TestLayoutARound(t *testing.T) {
+	for _, per := range []int{2, 6} {
+		s := &sequential{initial: 10 * per}
+		l := &layouts{sched: store.Layout{PerLayout: per}, clusters: 1}
+		var b strings.Builder
+		if !s.layoutARound(l, nil, &b) || s.initial != 10 || l.per(1) != 1 {
+			t.Errorf("per %d: initial pass %d, per %d after the change; want 10 rounds of a layout each", per, s.initial, l.per(1))
+		}
+		want := "an initial pass of " + strconv.Itoa(10*per) + " rounds at " + strconv.Itoa(per) + " a layout; each round gets a layout of its own instead (10 rounds)"
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("per %d: message %q lacks %q", per, b.String(), want)
+		}
+	}
+	var nilSeq *sequential
+	if nilSeq.layoutARound(&layouts{sched: store.Layout{PerLayout: 3}, clusters: 1}, nil, io.Discard) {
+		t.Error("a run of fixed rounds changed its initial pass")
+	}
+}

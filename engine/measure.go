@@ -41,6 +41,11 @@ type measurer struct {
 	files     map[string]bool // functions artifacts already recorded
 	failures  []store.Failure
 	reported  map[string]bool // cells whose cost was printed
+
+	// tried and measured count the measurements of the rounds; first is
+	// the first failure's reason.
+	tried, measured int
+	first           string
 }
 
 // newMeasurer returns nil when the run measures time only. Otherwise it
@@ -62,6 +67,8 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 		ns: map[string]int64{}, progress: progress, files: map[string]bool{}, reported: map[string]bool{}}
 	fmt.Fprintf(progress, "perflab: instructions: %s; choosing each cell's iteration counts (GOMAXPROCS=1 unless -test.cpu says otherwise, GOGC=%s unless the config sets it)\n", version, InstructionsGOGC)
 	start := time.Now()
+	tried := 0
+	var failed []string
 	for _, cell := range p.Cells {
 		bin, ok := bins[slot(cell)]
 		if !ok {
@@ -72,6 +79,7 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 			if err != nil {
 				return nil, err
 			}
+			tried++
 			cal, err := cachegrind.Calibrate(ctx, c, ms.options(opt, cell))
 			if err != nil {
 				if ctx.Err() != nil {
@@ -80,8 +88,10 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 				if errors.Is(err, cachegrind.ErrNoValgrind) {
 					return nil, err
 				}
-				// The timed rounds will record this cell's failure.
-				fmt.Fprintf(progress, "perflab: instructions: %s: cannot choose an iteration count: %v\n", cell, firstLine(err))
+				// The timed rounds will record this cell's failure; the
+				// tool's own output says why.
+				fmt.Fprintf(progress, "perflab: instructions: %s: cannot choose an iteration count: %s\n", cell, indentRest(err))
+				failed = append(failed, fmt.Sprintf("%s: %s", cell, firstLine(err)))
 				continue
 			}
 			ms.ns[measureKey(cell, cpu)] = cal.N
@@ -93,13 +103,39 @@ func newMeasurer(ctx context.Context, opt Options, mode spec.Mode, p *plan.Plan,
 				cell, cpu, cal.PerOp, cal.Spread, cal.N, note, cal.Runs, cal.Wall.Round(time.Millisecond))
 		}
 	}
+	if tried > 0 && len(failed) == tried {
+		return nil, fmt.Errorf("instructions: no cell could be measured under Cachegrind (%d of %d failed while choosing their iteration counts; their output is above), so the run stops before it starts; the first failure: %s", len(failed), tried, failed[0])
+	}
 	fmt.Fprintf(progress, "perflab: instructions: iteration counts chosen in %s\n", time.Since(start).Round(time.Second))
 	return ms, nil
 }
 
+// firstLine is the first line of err's message, without the pointer to
+// the output that follows it.
 func firstLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
+	return strings.TrimSuffix(s, "; its output is shown below")
+}
+
+// indentRest is err's message with every line after the first indented,
+// so a tool's output quoted in it reads as a block under the reason.
+func indentRest(err error) string {
+	first, rest, ok := strings.Cut(strings.TrimRight(err.Error(), "\n"), "\n")
+	if !ok || strings.TrimSpace(rest) == "" {
+		return first
+	}
+	return first + "\n" + indent(rest)
+}
+
+// noneMeasured returns an error once a round has run with every one of
+// its Cachegrind measurements failed and none has ever succeeded: the
+// run stops there, with the reason, instead of spending its budget on
+// cells it cannot measure.
+func (ms *measurer) noneMeasured(round int) error {
+	if ms == nil || ms.tried == 0 || ms.measured > 0 {
+		return nil
+	}
+	return fmt.Errorf("instructions: every Cachegrind measurement so far failed (%d, through round %d), so the run stops instead of spending its budget; the first failure: %s", ms.tried, round, ms.first)
 }
 
 // cpus are the -test.cpu values a cell runs at under valgrind: the mode's,
@@ -184,6 +220,9 @@ func (ms *measurer) measure(ctx context.Context, r *rounds, bin string, cell pla
 	fail := func(err error) {
 		if ctx.Err() == nil {
 			ms.failures = append(ms.failures, store.Failure{Round: round, Config: cell.Config, Cell: cell.Name(), Reason: "instructions: " + err.Error()})
+			if ms.first == "" {
+				ms.first = fmt.Sprintf("%s: %s", cell, indentRest(err))
+			}
 		}
 	}
 	for _, t := range timed {
@@ -201,11 +240,13 @@ func (ms *measurer) measure(ctx context.Context, r *rounds, bin string, cell pla
 			fail(err)
 			continue
 		}
+		ms.tried++
 		m, err := cachegrind.Measure(ctx, c, ms.options(r.opt, cell), n)
 		if err != nil {
 			fail(err)
 			continue
 		}
+		ms.measured++
 		vals := []benchfmt.Value{{Value: m.Instructions(), Unit: cachegrind.UnitInstructions}}
 		if ms.m.CacheSim {
 			p := m.PerOp

@@ -17,11 +17,10 @@ import (
 	"github.com/perflab/perflab/spec"
 )
 
-// TestMeasureInstructions runs the planted A/B spec (two builds that differ
-// in one function) with instructions measured: every round stores
-// instructions/op beside sec/op for each config, valgrind's version is in
-// the environment, and each cell has its per-function counts.
-func TestMeasureInstructions(t *testing.T) {
+// plantedSpec is the planted A/B spec of driver/cachegrind's testdata, for
+// tests that run valgrind (skipped under -short or without it).
+func plantedSpec(t *testing.T) *spec.Spec {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs a test binary under valgrind")
 	}
@@ -32,6 +31,15 @@ func TestMeasureInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestMeasureInstructions runs the planted A/B spec (two builds that differ
+// in one function) with instructions measured: every round stores
+// instructions/op beside sec/op for each config, valgrind's version is in
+// the environment, and each cell has its per-function counts.
+func TestMeasureInstructions(t *testing.T) {
+	s := plantedSpec(t)
 	db := openStore(t)
 	var progress bytes.Buffer
 	cells := []plan.Cell{
@@ -161,5 +169,60 @@ func TestProcsOf(t *testing.T) {
 		if got := procsOf(benchfmt.Name(tc.name)); got != tc.want {
 			t.Errorf("procsOf(%q) = %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestMeasureCannotMeasure: a run whose every Cachegrind cell fails stops
+// with the reason and the tool's own output instead of running its rounds
+// — before anything is stored when every calibration fails, after the
+// first round when the calibrations passed but every measurement fails.
+func TestMeasureCannotMeasure(t *testing.T) {
+	s := plantedSpec(t)
+	for _, tc := range []struct {
+		name     string
+		dieAbove string // PLANTED_DIE_ABOVE: the iterations past which the cell dies under valgrind
+		want     string
+		rounds   int // rounds stored; -1: no run at all
+	}{
+		// The calibrations run at most 2,000,000 iterations of this
+		// few-instruction loop; the measurements need many more.
+		{"calibration", "", "no cell could be measured under Cachegrind (2 of 2 failed", -1},
+		{"first round", "3000000", "every Cachegrind measurement so far failed (2, through round 1)", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PLANTED_DIE_ABOVE", tc.dieAbove)
+			db := openStore(t)
+			var progress bytes.Buffer
+			cells := []plan.Cell{{Bench: "BenchmarkCrash", Config: "v1"}, {Bench: "BenchmarkCrash", Config: "v2"}}
+			ctx := context.Background()
+			res, err := Run(ctx, Options{
+				Spec: s, Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(),
+				Seed: 1, Rounds: 6, Benchtime: "1000x", NoiseRuns: 3, NoProfile: true, Cells: cells,
+				Measure: "instructions", Progress: &progress,
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error()+progress.String(), "planted: died under valgrind") {
+				t.Fatalf("Run: %v, want %q with the tool's output\n%s", err, tc.want, progress.String())
+			}
+			runs, _ := db.Runs(ctx)
+			if tc.rounds < 0 {
+				if len(runs) != 0 {
+					t.Errorf("%d runs stored, want none", len(runs))
+				}
+				if !strings.Contains(progress.String(), "planted: died under valgrind") {
+					t.Errorf("the calibration's failure does not show the tool's output:\n%s", progress.String())
+				}
+				return
+			}
+			if !strings.Contains(err.Error(), "planted: died under valgrind") {
+				t.Errorf("the error lacks the tool's output: %v", err)
+			}
+			if res == nil || res.RoundsDone != tc.rounds || len(runs) != 1 || runs[0].Status != "failed" {
+				t.Fatalf("result %+v, runs %+v; want %d round stored and the run failed\n%s", res, runs, tc.rounds, progress.String())
+			}
+			fails, _ := db.Failures(ctx, res.RunID)
+			if len(fails) != 2 {
+				t.Errorf("failures %+v, want the round's two", fails)
+			}
+		})
 	}
 }

@@ -62,6 +62,9 @@ type Analysis struct {
 	Comparisons []analysis.SeriesComparison `json:"comparisons"`
 	Ratios      []Comparison                `json:"ratios"`
 	Geomeans    []GeomeanRow                `json:"geomeans"`
+	// Keys are the sub-benchmark keys (/key=value) of the names analysed,
+	// in order of first appearance: what --axis and --by may name.
+	Keys []string `json:"-"`
 }
 
 // AnalyzeRun analyses a stored run as its report does: its planned
@@ -111,6 +114,13 @@ func analyze(samples []*analysis.Sample, opt AnalyzeOptions, stats analysis.Opti
 		Knees: []analysis.SeriesKnee{}, KneeFits: []analysis.SeriesKnee{}, Crossovers: []analysis.SeriesCrossover{},
 		Comparisons: []analysis.SeriesComparison{}, Ratios: []Comparison{}, Geomeans: []GeomeanRow{}}
 	a.Summaries = summaryRows(samples, func(s *analysis.Sample) analysis.Summary { return analysis.Summarize(s.Values, stats) })
+	for _, s := range samples {
+		for _, p := range s.Name.Parts {
+			if p.Key != "" && !slices.Contains(a.Keys, p.Key) {
+				a.Keys = append(a.Keys, p.Key)
+			}
+		}
+	}
 	if opt.Axis != "" {
 		a.KneeFits = analysis.KneeFits(samples, opt.Axis, stats)
 		a.Knees = analysis.FoundKnees(a.KneeFits)

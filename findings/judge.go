@@ -234,7 +234,7 @@ func sequentialItems(p store.Plan, s *spec.Spec, cells []plan.Cell, samples []*a
 	})
 	if d := *p.Decide; d.Precision > 0 || len(items) == 0 {
 		pairs, by := comparedPairs(cells, s.Analysis.By, s.Analysis.Baseline)
-		items = append(items, comparisons(d, opt, samples, cells, pairs, by)...)
+		items = append(items, comparisons(d, opt, samples, cells, pairs, by, nextPer(p))...)
 	}
 	return items, fixed
 }
@@ -321,8 +321,18 @@ func roundsOf(samples []*analysis.Sample, cells []int, all []plan.Cell) int {
 	return best
 }
 
+// nextPer is the rounds a layout serves in a run of plan p from now on
+// (its last phase's; 1 for a run that relinks none), which turns the
+// further layout clusters a ratio needs into rounds.
+func nextPer(p store.Plan) int {
+	if p.Layout == nil {
+		return 1
+	}
+	return p.Layout.Per(math.MaxInt32)
+}
+
 // comparisons judges each compared pair of cells in the unit d decides on.
-func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sample, cells []plan.Cell, pairs [][2]int, byKey string) []Judged {
+func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sample, cells []plan.Cell, pairs [][2]int, byKey string, per int) []Judged {
 	type key struct{ config, pkg, name string }
 	idx := map[string]map[key][]*analysis.Sample{}
 	for _, sm := range samples {
@@ -379,25 +389,26 @@ func comparisons(d store.Decide, opt analysis.Options, samples []*analysis.Sampl
 	for _, j := range jobs {
 		o := opt
 		o.Confidence = 1 - (1-opt.Confidence)/float64(m[j.unit])
-		out = append(out, judgeRatio(d, o, j.label, j.unit, j.num, j.den, j.cells))
+		out = append(out, judgeRatio(d, o, j.label, j.unit, j.num, j.den, j.cells, per))
 	}
 	return out
 }
 
 // judgeRatio judges one ratio num/den with the confidence sequence.
-func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, den *analysis.Sample, cells []plan.Cell) Judged {
+func judgeRatio(d store.Decide, opt analysis.Options, label, unit string, num, den *analysis.Sample, cells []plan.Cell, per int) Judged {
 	lr := opt.LogRatios(num.ByRound(), den.ByRound())
 	r := opt.PairedLogs(lr)
 	// N and More count rounds; with shared layouts, lr has one value a
-	// cluster of rounds.
+	// cluster of rounds: the initial pass's clusters of opt.PerLayout
+	// rounds, the further ones of per.
 	rounds := len(analysis.LogRatios(num.ByRound(), den.ByRound()))
-	per := max(1, opt.PerLayout)
+	per = max(1, per)
 	// The fewest observations the confidence sequence gives an interval
 	// at, at this ratio's level (1 − α/m): more than InitialRounds when
 	// many rows share the unit.
 	first := analysis.AnytimeFirstInterval(opt.Confidence, opt.AnytimeTarget, 100000)
 	it := Judged{Label: label + " (" + unit + ")", Cells: cells, Unit: unit, Samples: true, More: -1,
-		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: rounds, MinRounds: first * per,
+		Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi, HalfWidth: r.HalfWidth(), N: rounds, MinRounds: first * max(1, opt.PerLayout),
 		HasInterval: r.HasInterval(), Excludes: r.Excludes(1)}
 	target := d.Precision
 	switch it.Decision = decideRatio(d, r); it.Decision {

@@ -58,10 +58,11 @@ var compareTmpl = page("compare", `
 <button type="submit">compare</button>
 </form>
 {{if .ThresholdErr}}<p class="err">{{.ThresholdErr}}</p>{{end}}
+{{range .RefErrs}}<p class="err">{{.}}</p>{{end}}
 {{if and .OldRun .NewRun}}
 <p>Old: <a href="/run/{{.OldRun.ID}}">run {{.OldRun.ID}}</a> ({{.OldRun.Experiment}}, {{.OldRun.Mode}}); new: <a href="/run/{{.NewRun.ID}}">run {{.NewRun.ID}}</a> ({{.NewRun.Experiment}}, {{.NewRun.Mode}}).</p>
 {{.Result}}
-{{else}}<p>Pick two runs.</p>{{end}}
+{{else if not .RefErrs}}<p>Pick two runs.</p>{{end}}
 `)
 
 var historyTmpl = page("history", `

@@ -7,6 +7,12 @@
 // "perflab serve" binds 127.0.0.1 unless told otherwise. Everything is
 // rendered on the server from the database: the pages have no scripts and
 // fetch nothing from the network.
+//
+// What the UI trusts: a request is answered only when its Host names the
+// address the server was bound to or a loopback name (a page of another
+// site that rebinds its own DNS name to 127.0.0.1 gets 421), and an
+// artifact is served only from under Options.ArtifactDir, whatever path a
+// database row names.
 package serve
 
 import (
@@ -17,6 +23,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -39,6 +46,15 @@ type Options struct {
 	Stats       analysis.Options // zero: analysis.DefaultAlpha and DefaultConfidence
 	ArticlesDir string           // served under /article/; "" serves none
 	Log         io.Writer        // pprof's and the server's messages; nil discards
+	// Addr is the address the server listens on (host:port). Requests
+	// are answered only when their Host is that address or a loopback
+	// name or IP (localhost, 127.0.0.1, [::1]) with its port; "" accepts
+	// the loopback names with any port.
+	Addr string
+	// ArtifactDir is the directory the runs' artifacts were written to
+	// (run's --out): an artifact whose file, with symbolic links
+	// resolved, lies outside it is not served. "" serves none.
+	ArtifactDir string
 }
 
 // Server is the web UI. It is safe for concurrent use.
@@ -83,7 +99,52 @@ func New(opt Options) *Server {
 // ServeHTTP serves the UI.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if !s.hostAllowed(r.Host) {
+		http.Error(w, fmt.Sprintf("perflab serve answers requests for %s only, not for Host %q (a defence against DNS rebinding); open the URL perflab serve printed", s.hostsWord(), r.Host), http.StatusMisdirectedRequest)
+		return
+	}
 	s.handler.ServeHTTP(w, r)
+}
+
+// hostAllowed reports whether a request's Host header names this server:
+// the address it was bound to, or a loopback name or IP, with its port.
+func (s *Server) hostAllowed(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false // a browser always sends the port of a non-default one
+	}
+	boundHost, boundPort, _ := net.SplitHostPort(s.opt.Addr)
+	if s.opt.Addr != "" && port != boundPort {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	if boundHost == "" {
+		return false
+	}
+	if bip := net.ParseIP(boundHost); bip != nil && bip.IsUnspecified() {
+		// Every interface: an IP literal of this machine is not a
+		// name another site can rebind.
+		return net.ParseIP(host) != nil
+	}
+	return strings.EqualFold(host, boundHost)
+}
+
+// hostsWord says which Hosts are answered, for the refusal.
+func (s *Server) hostsWord() string {
+	_, port, err := net.SplitHostPort(s.opt.Addr)
+	if err != nil || port == "" {
+		port = "PORT"
+	}
+	names := []string{"localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port}
+	if h, _, _ := net.SplitHostPort(s.opt.Addr); h != "" && !slices.Contains(names, net.JoinHostPort(h, port)) {
+		names = append(names, net.JoinHostPort(h, port))
+	}
+	return strings.Join(names, ", ")
 }
 
 // httpError is an error with the status to answer.
@@ -114,12 +175,14 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	}{code, err.Error()})
 }
 
+// runID resolves the run reference of the request's path: an ID, latest
+// or latest~N, as every command accepts.
 func (s *Server) runID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, &httpError{http.StatusBadRequest, fmt.Sprintf("%q is not a run ID", r.PathValue("id"))}
+	ref := r.PathValue("id")
+	if _, _, err := store.ParseRunRef(ref); err != nil {
+		return 0, &httpError{http.StatusBadRequest, fmt.Sprintf("%q is not a run ID: want %s", ref, store.RunRefHelp)}
 	}
-	return id, nil
+	return s.opt.DB.ResolveRun(r.Context(), ref)
 }
 
 // load computes a run's findings at the server's α, as "perflab report
@@ -141,8 +204,8 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	for i, run := range runs {
 		done, err := s.opt.DB.RoundsDone(ctx, run.ID)
 		if err != nil {
-			s.fail(w, err)
-			return
+			// One run's damage leaves the others listed.
+			fmt.Fprintf(s.opt.Log, "perflab serve: warning: run %d: %v; listed without its rounds\n", run.ID, err)
 		}
 		state := run.State() // a run whose process died reads as interrupted
 		e := report.RunEntry{
@@ -153,8 +216,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		vs, err := s.opt.DB.Verdicts(ctx, run.ID)
 		if err != nil {
-			s.fail(w, err)
-			return
+			fmt.Fprintf(s.opt.Log, "perflab serve: warning: run %d: %v; listed without its verdicts\n", run.ID, err)
 		}
 		for _, v := range vs {
 			e.Verdicts[v.Verdict]++
@@ -269,7 +331,55 @@ func (s *Server) artifactOf(r *http.Request) (int64, int, store.Artifact, error)
 	if err != nil || i < 0 || i >= len(arts) {
 		return 0, 0, store.Artifact{}, &httpError{http.StatusNotFound, fmt.Sprintf("run %d has no artifact %q (it has %d)", id, r.PathValue("i"), len(arts))}
 	}
-	return id, i, arts[i], nil
+	a := arts[i]
+	path, err := s.underArtifactDir(a.Path)
+	if errors.Is(err, errGone) {
+		return 0, 0, store.Artifact{}, &httpError{http.StatusNotFound, fmt.Sprintf("the %s artifact is gone from %s", a.Kind, a.Path)}
+	}
+	if err != nil {
+		fmt.Fprintf(s.opt.Log, "perflab serve: warning: run %d's artifact %d is not served: %v\n", id, i, err)
+		return 0, 0, store.Artifact{}, &httpError{http.StatusNotFound, fmt.Sprintf("run %d's artifact %d is not served: it lies outside the artifact directory; start perflab serve with --out set to the directory the run stored its files in", id, i)}
+	}
+	a.Path = path
+	return id, i, a, nil
+}
+
+// errGone marks an artifact whose file is no longer there.
+var errGone = errors.New("gone")
+
+// underArtifactDir returns path with its symbolic links resolved when it
+// lies under the artifact directory, and an error saying why not
+// otherwise (wrapping errGone when the file under it is missing). A path
+// outside the directory is refused before its file is looked at.
+func (s *Server) underArtifactDir(path string) (string, error) {
+	if s.opt.ArtifactDir == "" {
+		return "", errors.New("no artifact directory is set")
+	}
+	root, err := filepath.Abs(s.opt.ArtifactDir)
+	if err != nil {
+		return "", err
+	}
+	roots := []string{root}
+	if r, err := filepath.EvalSymlinks(root); err == nil && r != root {
+		roots = append(roots, r)
+	}
+	if !filepath.IsAbs(path) || !slices.ContainsFunc(roots, func(r string) bool { return within(r, path) }) {
+		return "", fmt.Errorf("its path %q lies outside the artifact directory %s", path, root)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("its file %s: %w", path, errGone)
+	}
+	if !slices.ContainsFunc(roots, func(r string) bool { return within(r, real) }) {
+		return "", fmt.Errorf("its file %s is a link to %s, outside the artifact directory %s", path, real, root)
+	}
+	return real, nil
+}
+
+// within reports whether path, cleaned, lies under dir.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
@@ -353,15 +463,28 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		OldRun, NewRun *store.Run
 		Result         template.HTML
 		ThresholdErr   string
+		RefErrs        []string
 	}{Title: "compare runs", Runs: runs, FailOn: q.Get("fail_on")}
 	parse := func(k string) int64 {
-		if q.Get(k) == "" {
+		ref := q.Get(k)
+		if ref == "" {
 			return 0
 		}
-		v, _ := s.opt.DB.ResolveRun(ctx, q.Get(k)) // an ID, latest or latest~N
+		v, err := s.opt.DB.ResolveRun(ctx, ref) // an ID, latest or latest~N
+		if err == nil {
+			_, err = s.opt.DB.GetRun(ctx, v)
+		}
+		if err != nil {
+			page.RefErrs = append(page.RefErrs, fmt.Sprintf("%s run: %v", k, err))
+			return 0
+		}
 		return v
 	}
 	page.Old, page.New = parse("old"), parse("new")
+	if len(page.RefErrs) > 0 {
+		s.renderStatus(w, http.StatusNotFound, compareTmpl, page)
+		return
+	}
 	if page.New == 0 && len(runs) > 0 {
 		page.New = runs[0].ID
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,9 +47,40 @@ func fixture(t *testing.T) (*httptest.Server, *store.DB) {
 	if err := os.WriteFile(filepath.Join(articles, "C-syncpool-reuse-rate.txt"), []byte("the article"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(Options{DB: db, ArticlesDir: articles}))
+	// The UI reads through a read-only handle of its own, as perflab
+	// serve does; the tests write through db.
+	ro, err := store.OpenReadOnly(filepath.Join(dir, "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ro.Close() })
+	ro.SetWarnings(&logBuf)
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config.Handler = New(Options{DB: ro, ArticlesDir: articles, ArtifactDir: dir, Addr: srv.Listener.Addr().String(), Log: &logBuf})
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, db
+}
+
+// logBuf collects the fixture servers' log, for tests of warnings.
+var logBuf syncBuffer
+
+// syncBuffer is a strings.Builder safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func get(t *testing.T, srv *httptest.Server, path string) (int, string, http.Header) {
@@ -79,6 +111,11 @@ func TestPages(t *testing.T) {
 		{"/run/1/report.md", 200, []string{"# poolmini", "## Claims"}},
 		{"/run/99", 404, []string{"run 99"}},
 		{"/run/abc", 400, []string{"not a run ID"}},
+		{"/run/latest", 200, []string{`href="/run/3/report.md"`}},
+		{"/run/latest~2/report.md", 200, []string{"# poolmini"}},
+		{"/run/latest~9", 404, []string{"holds only 3 runs"}},
+		{"/compare?old=latest~9&new=latest", 404, []string{"old run: &#34;latest~9&#34;", "holds only 3 runs"}},
+		{"/compare?old=77&new=latest", 404, []string{"old run: run 77 not found"}},
 		{"/run/1/artifact/7", 404, []string{"no artifact"}},
 		{"/run/1/profile/0/flamegraph", 200, []string{"pprof"}},
 		{"/run/1/profile/0/top", 200, []string{"pprof"}},

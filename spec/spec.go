@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -264,11 +265,24 @@ func Parse(file string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
+// MaxSize is the largest spec file Load reads: a spec is a short TOML
+// file, and a larger one (or a device such as /dev/zero) is refused before
+// it fills memory.
+const MaxSize = 4 << 20
+
 // Load reads the spec file at path and parses it.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("spec: read %s: %w (check the path to the spec file)", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("spec: read %s: %w (check the path to the spec file)", path, err)
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("spec: %s is larger than %d MiB; a spec is a short TOML file (see \"perflab help spec\")", path, MaxSize>>20)
 	}
 	return Parse(path, data)
 }

@@ -122,15 +122,22 @@ func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 	r.Plan.Stop = Stop{Round: int(stop.round), Reason: StopReason(stop.reason), Elapsed: time.Duration(stop.elapsed), CellCost: time.Duration(stop.cost)}
 	var err error
 	if r.StartedAt, err = parseTime(started); err != nil {
-		return nil, fmt.Errorf("run %d: %w", r.ID, err)
+		return nil, &damagedRowError{fmt.Errorf("run %d: %w", r.ID, err)}
 	}
 	if finished.Valid {
 		if r.FinishedAt, err = parseTime(finished.String); err != nil {
-			return nil, fmt.Errorf("run %d: %w", r.ID, err)
+			return nil, &damagedRowError{fmt.Errorf("run %d: %w", r.ID, err)}
 		}
 	}
 	return &r, nil
 }
+
+// damagedRowError is a row that was read but holds a value that does not
+// parse: a listing skips it, a lookup of that row returns it.
+type damagedRowError struct{ err error }
+
+func (e *damagedRowError) Error() string { return e.err.Error() }
+func (e *damagedRowError) Unwrap() error { return e.err }
 
 // GetRun returns the run with the given ID, or an error wrapping ErrNotFound.
 func (db *DB) GetRun(ctx context.Context, runID int64) (*Run, error) {
@@ -145,7 +152,9 @@ func (db *DB) GetRun(ctx context.Context, runID int64) (*Run, error) {
 	return r, nil
 }
 
-// Runs returns all runs, newest (latest StartedAt) first.
+// Runs returns all runs, newest (latest StartedAt) first. A run whose row
+// is damaged (a stored time that does not parse) is left out and reported
+// once on the DB's warnings (SetWarnings); GetRun of it says what is wrong.
 func (db *DB) Runs(ctx context.Context) ([]Run, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY started_at DESC, id DESC`)
 	if err != nil {
@@ -155,6 +164,11 @@ func (db *DB) Runs(ctx context.Context) ([]Run, error) {
 	var runs []Run
 	for rows.Next() {
 		r, err := scanRun(rows)
+		var damaged *damagedRowError
+		if errors.As(err, &damaged) {
+			db.skipped(err)
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list runs in %s: %w", db.path, err)
 		}

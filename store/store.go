@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -24,9 +26,42 @@ var ErrRoundExists = errors.New("round already stored")
 
 // DB is an open perflab database.
 type DB struct {
-	sql     *conn // every query goes through it; see the package doc
-	path    string
-	dialect dialect
+	sql      *conn // every query goes through it; see the package doc
+	path     string
+	dialect  dialect
+	readOnly bool // opened by OpenReadOnly
+
+	warnMu sync.Mutex
+	warn   io.Writer       // where skipped damaged rows are reported; nil: os.Stderr
+	warned map[string]bool // what was reported already
+}
+
+// SetWarnings sets where db reports the rows it skips because they are
+// damaged (a stored time that does not parse, say), each once; os.Stderr
+// until it is set.
+func (db *DB) SetWarnings(w io.Writer) {
+	db.warnMu.Lock()
+	defer db.warnMu.Unlock()
+	db.warn = w
+}
+
+// skipped reports, once, a damaged row a listing left out.
+func (db *DB) skipped(err error) {
+	db.warnMu.Lock()
+	defer db.warnMu.Unlock()
+	msg := err.Error()
+	if db.warned[msg] {
+		return
+	}
+	if db.warned == nil {
+		db.warned = map[string]bool{}
+	}
+	db.warned[msg] = true
+	w := db.warn
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "perflab: warning: %s: %v; the row is skipped (the rest is listed)\n", db.path, err)
 }
 
 // SQLite primary result codes this package reports specially.

@@ -266,7 +266,9 @@ func TestKillAndResume(t *testing.T) {
 	db := filepath.Join(tmp, "perflab.db")
 	spec := filepath.Join("..", "..", "engine", "testdata", "tiny", "spec.toml")
 	args := []string{"run", spec, "--quick", "--db", db, "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache"), "--no-profile"}
-	cmd, _, wait := startUntil(t, bin, "round 2/6 stored", args...)
+	// --verbose: a log gets every round's line, so the kill can wait
+	// for round 2.
+	cmd, _, wait := startUntil(t, bin, "round 2/6 stored", append(args, "--verbose")...)
 	cmd.Process.Signal(syscall.SIGKILL)
 	wait()
 

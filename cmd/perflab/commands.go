@@ -218,16 +218,15 @@ func init() {
 			specs = append(specs, s)
 			shipped = append(shipped, isBuiltinArg(p))
 		}
+		sh, err := f.shardOption(len(specs))
+		if err != nil {
+			return err
+		}
 		db, err := openDB(f.db, false)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-
-		sh, err := f.shardOption(len(specs))
-		if err != nil {
-			return err
-		}
 		ctx, stop := interruptible()
 		defer stop()
 
@@ -418,7 +417,7 @@ func init() {
 		if _, err := parse(cmdRuns, fs, args, stderr); err != nil {
 			return err
 		}
-		db, err := openDB(c.db, true)
+		db, err := openReadDB(c.db)
 		if err != nil {
 			return err
 		}
@@ -508,7 +507,7 @@ func loadRunInput(c common, pos []string) (findings.Input, error) {
 	if len(pos) > 1 {
 		return findings.Input{}, fmt.Errorf("want at most one run ID, got %q", pos)
 	}
-	db, err := openDB(c.db, true)
+	db, err := openReadDB(c.db)
 	if err != nil {
 		return findings.Input{}, err
 	}
@@ -644,6 +643,9 @@ func init() {
 		}
 		if len(a.Summaries) == 0 {
 			return errors.New("no benchmark results in the input")
+		}
+		if err := checkKeys(a, [2]string{"--axis", f.axis}, [2]string{"--by", f.by}); err != nil {
+			return usageError(err)
 		}
 		if f.asJSON {
 			return report.JSON(stdout, a)

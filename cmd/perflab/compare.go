@@ -149,6 +149,9 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if err := checkConfigMap(cmap, old, new); err != nil {
+			return usageError(err)
+		}
 		res := findings.Compare(old, new, findings.CompareOptions{Alpha: f.alpha, ConfigMap: cmap})
 		for _, p := range res.FuncProblems {
 			fmt.Fprintf(stderr, "perflab compare: per-function counts: %s\n", p)
@@ -178,7 +181,7 @@ func init() {
 func compareInput(c common, arg string, stderr io.Writer) (*findings.Set, error) {
 	if arg != "-" {
 		if _, err := os.Stat(arg); err != nil && isRunRef(arg) {
-			db, err := openDB(c.db, true)
+			db, err := openReadDB(c.db)
 			if err != nil {
 				return nil, err
 			}

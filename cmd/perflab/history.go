@@ -56,7 +56,7 @@ func init() {
 		if f.minSize < 2 {
 			return fmt.Errorf("--min-runs %d: a side needs at least 2 runs", f.minSize)
 		}
-		db, err := openDB(f.db, true)
+		db, err := openReadDB(f.db)
 		if err != nil {
 			return err
 		}

@@ -98,6 +98,34 @@ func openDB(path string, mustExist bool) (*store.DB, error) {
 	return store.Open(path)
 }
 
+// openReadDB opens a store for a command that only reads it (runs,
+// report, export, analyze of a run, compare, history, serve): nothing is
+// created or written (store.OpenReadOnly), and damaged rows it skips are
+// reported on the command's stderr.
+func openReadDB(path string) (*store.DB, error) {
+	if path == "" {
+		_, err := store.FindHome()
+		if err == nil {
+			err = errors.New("--db is empty; pass a file name such as perflab.db")
+		}
+		return nil, err
+	}
+	h, herr := store.FindHome()
+	isDefault := !store.IsServer(path) && herr == nil && path == h.DB
+	if isDefault && h.Legacy {
+		noteOnce("legacy", "perflab: using %s, found in the current directory, as earlier versions did; without it, runs are kept in perflab's data directory (see \"perflab help storage\")\n", h.DB)
+	}
+	if _, err := os.Stat(path); isDefault && errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no runs stored yet: %s does not exist (perflab's database, from %s); run an experiment first, or pass --db PATH", path, h.From)
+	}
+	db, err := store.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	db.SetWarnings(notes)
+	return db, nil
+}
+
 // shownPath is p made absolute for messages (p when that fails).
 func shownPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {

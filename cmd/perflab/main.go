@@ -232,16 +232,16 @@ func parse(c *command, fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 			return nil, errUsage
 		}
 		rest := fs.Args()
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			// Parse ended at "--" and consumed it.
-			return append(pos, rest...), nil
-		}
+		// Parse ends at "--" and consumes it: what follows is positional.
+		dashes := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
 		args = rest
-		if len(args) == 0 {
+		if dashes || len(args) == 0 {
+			pos = append(pos, args...)
+			if err := checkFlags(fs); err != nil {
+				fmt.Fprintf(stderr, "perflab %s: %v\nRun \"perflab help %s\" for usage.\n", c.name, err, c.name)
+				return nil, errUsage
+			}
 			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
 		}
 		pos = append(pos, args[0])
 		args = args[1:]

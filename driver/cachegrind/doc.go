@@ -26,6 +26,11 @@
 // multi-goroutine benchmark is measured serialised: its instruction count
 // is meaningful, its parallel speed-up is not visible.
 //
+// Every run under valgrind has GODEBUG=cpu.rdtscp=off added to its
+// environment ([NoRDTSCP]): where the CPU reports RDTSCP the Go runtime
+// reads its clock with it, and some valgrind builds cannot decode it on
+// some CPUs, so every cell would die of SIGILL.
+//
 // With Options.CacheSim, Cachegrind also simulates an L1 and last-level
 // cache and [Measurement.PerOp] holds the simulated misses per op
 // (I1mr, ILmr, D1mr, DLmr, D1mw, DLmw); these model a cache, they are not

@@ -91,7 +91,7 @@ func run(ctx context.Context, c Cell, opt Options, n int64) (*count, error) {
 		sim = "--cache-sim=yes"
 	}
 	cpu := max(c.CPU, 1)
-	env := append(append([]string(nil), c.Env...), "GOMAXPROCS="+strconv.Itoa(cpu))
+	env := append(append([]string(nil), c.Env...), "GOMAXPROCS="+strconv.Itoa(cpu), godebug(c.Env))
 	if opt.GOGC != "" {
 		env = append(env, "GOGC="+opt.GOGC)
 	}
@@ -126,6 +126,29 @@ func run(ctx context.Context, c Cell, opt Options, n int64) (*count, error) {
 	ns, _ := res[0].Value("sec/op")
 	bytes, _ := res[0].Value("B/op")
 	return &count{name: string(res[0].Name), nsPerOp: ns * 1e9, bytesOp: bytes, prof: prof}, nil
+}
+
+// NoRDTSCP is the GODEBUG setting every run under valgrind gets: the Go
+// runtime reads the time stamp counter with RDTSCP where the CPU reports
+// it (runtime.cputicks), an instruction some valgrind builds cannot
+// decode on some CPUs (AMD EPYC with valgrind 3.19: "vex amd64->IR:
+// unhandled instruction bytes: 0xF 0x1 0xF9", then SIGILL). With it off
+// the runtime uses MFENCE; LFENCE; RDTSC, which every valgrind decodes.
+const NoRDTSCP = "cpu.rdtscp=off"
+
+// godebug is the GODEBUG of a run under valgrind: the config's (or the
+// environment's) settings with NoRDTSCP added.
+func godebug(env []string) string {
+	v, set := os.LookupEnv("GODEBUG")
+	for _, kv := range env {
+		if val, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			v, set = val, true
+		}
+	}
+	if !set || v == "" {
+		return "GODEBUG=" + NoRDTSCP
+	}
+	return "GODEBUG=" + v + "," + NoRDTSCP
 }
 
 // gcOff reports whether the runs have the garbage collector off.

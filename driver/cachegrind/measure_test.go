@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -127,5 +128,55 @@ func TestABNamesTheFunction(t *testing.T) {
 	}
 	if s := d.Changes[0].Share; s < 0.9 || s > 1.1 {
 		t.Errorf("planted.checksum's share of the change = %.3f, want ≈1", s)
+	}
+}
+
+// TestGODEBUG: every run under valgrind gets cpu.rdtscp=off, added to the
+// config's GODEBUG (or the environment's), never replacing it.
+func TestGODEBUG(t *testing.T) {
+	for _, tc := range []struct {
+		ambient string // the process's GODEBUG; "-" for unset
+		env     []string
+		want    string
+	}{
+		{"-", nil, "GODEBUG=cpu.rdtscp=off"},
+		{"", nil, "GODEBUG=cpu.rdtscp=off"},
+		{"madvdontneed=1", nil, "GODEBUG=madvdontneed=1,cpu.rdtscp=off"},
+		{"-", []string{"GOGC=50", "GODEBUG=gctrace=1"}, "GODEBUG=gctrace=1,cpu.rdtscp=off"},
+		{"madvdontneed=1", []string{"GODEBUG=gctrace=1"}, "GODEBUG=gctrace=1,cpu.rdtscp=off"},
+		{"-", []string{"GODEBUG=a=1", "GODEBUG=b=2"}, "GODEBUG=b=2,cpu.rdtscp=off"},
+	} {
+		if tc.ambient == "-" {
+			t.Setenv("GODEBUG", "")
+			os.Unsetenv("GODEBUG")
+		} else {
+			t.Setenv("GODEBUG", tc.ambient)
+		}
+		if got := godebug(tc.env); got != tc.want {
+			t.Errorf("GODEBUG %q, env %q: %q, want %q", tc.ambient, tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestRunsWithoutRDTSCP: the measured process sees cpu.rdtscp=off beside
+// the config's own GODEBUG (the planted benchmark fails otherwise).
+func TestRunsWithoutRDTSCP(t *testing.T) {
+	needValgrind(t)
+	bin, dir := planted(t)
+	c := Cell{Binary: bin, Dir: dir, Bench: "^BenchmarkEnv$", Env: []string{"GODEBUG=madvdontneed=1", "PLANTED_GODEBUG=madvdontneed=1"}}
+	if _, err := Measure(context.Background(), c, Options{}, 1000); err != nil {
+		t.Fatalf("Measure: %v", err)
+	}
+}
+
+// TestFailureShowsOutput: a run that dies under valgrind is an error that
+// carries the process's own output, which says why.
+func TestFailureShowsOutput(t *testing.T) {
+	needValgrind(t)
+	bin, dir := planted(t)
+	c := Cell{Binary: bin, Dir: dir, Bench: "^BenchmarkCrash$"}
+	_, err := Calibrate(context.Background(), c, Options{})
+	if err == nil || !strings.Contains(err.Error(), "planted: died under valgrind") {
+		t.Fatalf("Calibrate of a cell that dies under valgrind: %v", err)
 	}
 }
