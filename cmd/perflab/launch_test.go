@@ -39,7 +39,7 @@ func TestLaunchersCheckTheWorkersCommandLine(t *testing.T) {
 		{"ab worktree", []string{"ab", "v1.2.0", "--", "--budget", "5m"}, "name NEW"},
 		{"ab no package", []string{"ab", "v1", "v2", "codec"}, "is no package"},
 		{"ab bad gate", []string{"ab", "v1", "v2", "--", "--fail-on", "sec/op>lots"}, "fail-on"},
-		{"ab rounds", []string{"ab", "v1", "v2", "--", "--rounds", "0"}, "--rounds"},
+		{"ab cpu", []string{"ab", "v1", "v2", "--", "--cpu", "one"}, "cpu"},
 	} {
 		for _, launcher := range []string{"k8s", "slurm"} {
 			t.Run(launcher+"/"+tc.name, func(t *testing.T) {
