@@ -99,6 +99,11 @@ type Options struct {
 	// Budget, rounds are added until every gated time ratio clears them.
 	Rules []compare.Threshold
 
+	// Shard, when set, runs one shard of a comparison split over
+	// machines (engine.Shard): every shard builds both sides itself and
+	// must resolve them to the same commits and benchmarks.
+	Shard *engine.Shard
+
 	DB          *store.DB // where the run is stored ([Run] only)
 	CacheDir    string    // built sources and test binaries; "" is builtin.CacheDir
 	ArtifactDir string    // the run's artifacts go to ArtifactDir/run-<id>/
@@ -267,18 +272,28 @@ func (p *Pair) Measure(ctx context.Context, db *store.DB) (*Result, error) {
 	if run == nil {
 		return nil, err
 	}
-	kv := []store.KV{{Key: "ab-old", Value: p.Old.Label()}, {Key: "ab-new", Value: p.New.Label()}}
-	if serr := db.SetEnv(context.WithoutCancel(ctx), run.RunID, kv); serr != nil && err == nil {
+	if serr := db.SetEnv(context.WithoutCancel(ctx), run.RunID, p.sides()); serr != nil && err == nil {
 		err = serr
 	}
 	return &Result{Pair: p, Run: run, db: db}, err
+}
+
+// sides labels the run with both sides (env keys ab-old and ab-new).
+func (p *Pair) sides() []store.KV {
+	return []store.KV{{Key: "ab-old", Value: p.Old.Label()}, {Key: "ab-new", Value: p.New.Label()}}
 }
 
 // engineOptions are the engine's options of the pair's run.
 func (p *Pair) engineOptions(db *store.DB) engine.Options {
 	o := p.opt
 	unit, limits := GateUnit(o.Unit, o.Rules)
+	var env []store.KV
+	if o.Shard != nil {
+		// Recorded as the run is created: a joining shard must agree.
+		env = p.sides()
+	}
 	return engine.Options{
+		Shard: o.Shard, Env: env,
 		Spec: p.spec, Mode: "quick", DB: db, ArtifactDir: o.ArtifactDir, CacheDir: filepath.Join(o.CacheDir, "bin"), Progress: o.Progress,
 		Seed: o.Seed, Rounds: o.Rounds, Benchtime: o.Benchtime, CPU: o.CPU, Budget: o.Budget, DefaultBudget: o.DefaultBudget, Alpha: o.Alpha, Measure: o.Measure,
 		NoProfile: o.NoProfile, Verbose: o.Verbose, Precision: o.Precision, MaxRounds: o.MaxRounds, Unit: unit, Layout: o.Layout,

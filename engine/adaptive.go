@@ -419,7 +419,7 @@ func (r *rounds) initialPassSpent(ctx context.Context, round int, start time.Tim
 	fmt.Fprintf(r.progress, "perflab: the budget of %s is spent after %d of the initial pass's %d rounds (≈%s a round, more than its probe showed): stopping here\n",
 		s.budget.Round(time.Second), done, r.plan.Rounds, perRound.Round(time.Millisecond))
 	stop := store.Stop{Round: done, Reason: store.StopBudget, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()}
-	if err := r.opt.DB.SetStop(context.WithoutCancel(ctx), r.runID, stop); err != nil {
+	if err := r.recordStop(ctx, stop); err != nil {
 		return true, err
 	}
 	r.res.RoundsTotal, s.spent = done, true
@@ -437,6 +437,9 @@ func (r *rounds) initialPassSpent(ctx context.Context, round int, start time.Tim
 // that were open when it began.
 func (r *rounds) runMore(ctx context.Context) error {
 	defer func() { fmt.Fprintf(r.progress, "perflab: sample efficiency: %s\n", r.eff) }()
+	if r.opt.Shard != nil {
+		return r.shardMore(ctx)
+	}
 	s := r.seq
 	if s == nil || s.spent {
 		return nil
@@ -570,7 +573,7 @@ func (r *rounds) runRound(ctx context.Context, round int, order []int) error {
 		}
 	}
 	failures = append(failures, r.meas.drain()...)
-	info := store.RoundInfo{Round: round, Noise: r.noise}
+	info := store.RoundInfo{Round: round, Noise: r.noise, Machine: r.opt.Shard.machine()}
 	r.noise = nil
 	if err := r.opt.DB.AddRoundInfo(ctx, r.runID, info, results); err != nil {
 		return fmt.Errorf("storing round %d: %w", round, err)

@@ -124,6 +124,9 @@ type Result struct {
 	Failures    int
 	Artifacts   string // directory of this run's artifacts
 	Sequential  bool   // rounds were sampled sequentially: analyse with anytime-valid intervals
+	// ShardsRunning is, for a shard, how many of the run's shards were
+	// still at work when it ended (0: it ended the run).
+	ShardsRunning int
 }
 
 // convertCells converts cells between the plan's shape and the one the
@@ -279,7 +282,10 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 		// interval: as many layouts as it would have rounds.
 		seq.initial *= lay.per(1)
 	}
-	if opt.Budget > 0 && resume == nil {
+	opt.Shard.splitInitial(seq, lay)
+	// A shard's budget is its machine's wall time: nothing is fitted to
+	// one machine's timing, so every shard stores the same plan.
+	if opt.Budget > 0 && resume == nil && opt.Shard == nil {
 		// Trials, on a copy of the mode, of what the budget can hold:
 		// each probes the machine again, and only the last fit counts.
 		var probed budgetProbe
@@ -353,11 +359,12 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 
 	finish := func(status string, err error) (*Result, error) {
 		res.Status = status
-		status, last, serr := shardStatus(ctx, opt, run.ID, mode.Rounds, status)
+		status, running, serr := shardStatus(ctx, opt, run.ID, mode.Rounds, status)
+		res.ShardsRunning = running
 		if err == nil {
 			err = serr
 		}
-		if !last {
+		if running > 0 {
 			return res, err
 		}
 		// Record the end even when ctx is cancelled.

@@ -8,8 +8,10 @@ import (
 	"hash/fnv"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perflab/perflab/store"
 )
@@ -99,8 +101,13 @@ func keySeed(key string) int64 {
 // A joining shard's test binaries must equal those the run recorded (same
 // sources, toolchain and build settings), so one run never mixes samples of
 // two binaries.
+//
+// The run records its shard count in its plan (store.Plan.Shards), which
+// gives each round its cluster (store.Plan.ClusterOf), and opt.Env is
+// recorded with it when it is created: a joining shard's must agree.
 func joinShardRun(ctx context.Context, opt Options, run *store.Run, built []store.Config) (joined bool, err error) {
-	created, err := opt.DB.JoinRun(ctx, run, opt.Shard.Key, opt.Shard.N)
+	run.Plan.Shards = opt.Shard.N
+	created, err := opt.DB.JoinRun(ctx, run, opt.Shard.Key, opt.Shard.N, opt.Env...)
 	if err != nil {
 		return false, fmt.Errorf("shard %d/%d: %w", opt.Shard.K, opt.Shard.N, err)
 	}
@@ -125,22 +132,201 @@ func joinShardRun(ctx context.Context, opt Options, run *store.Run, built []stor
 	return true, nil
 }
 
-// shardStatus is the status a shard leaves the run in: the run is complete
-// (or partial) only when every planned round is stored; until then it stays
-// "running" for the other shards. When the stored rounds cannot be read it
-// stays running too, and the error says why.
-func shardStatus(ctx context.Context, opt Options, runID int64, planned int, status string) (string, bool, error) {
-	if opt.Shard == nil || (status != "complete" && status != "partial") {
-		return status, true, nil
+// shardStatus is the status a shard leaves the run in, and how many
+// shards are still at work (0: this shard ends the run). A run of fixed
+// rounds is complete (or partial) only when every planned round is
+// stored; a sequential one when every shard has stopped sampling
+// (recordStop). Until then it stays "running" for the other shards. A
+// shard interrupted or failed leaves it running too, for the other shards
+// and for itself started again, which resumes its rounds. When the store
+// cannot be read it stays running, and the error says why.
+func shardStatus(ctx context.Context, opt Options, runID int64, planned int, status string) (string, int, error) {
+	if opt.Shard == nil {
+		return status, 0, nil
 	}
-	done, err := opt.DB.RoundsDone(context.WithoutCancel(ctx), runID)
+	if status != "complete" && status != "partial" {
+		return "running", 1, nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	if sequentialAsked(opt) {
+		stops, err := opt.DB.ShardStops(ctx, runID, opt.Shard.N)
+		if err != nil {
+			return "running", opt.Shard.N, fmt.Errorf("the run is left running: %w", err)
+		}
+		if len(stops) < opt.Shard.N {
+			return "running", opt.Shard.N - len(stops), nil
+		}
+		return status, 0, nil
+	}
+	done, err := opt.DB.RoundsDone(ctx, runID)
 	if err != nil {
-		return "running", false, fmt.Errorf("the run is left running: %w", err)
+		return "running", opt.Shard.N, fmt.Errorf("the run is left running: %w", err)
 	}
-	if len(done) < planned {
-		return "running", false, nil
+	stored := map[int]bool{}
+	for _, d := range done {
+		stored[d] = true
 	}
-	return status, true, nil
+	running := 0
+	for k := 1; k <= opt.Shard.N; k++ {
+		for round := k; round <= planned; round += opt.Shard.N {
+			if !stored[round] {
+				running++
+				break
+			}
+		}
+	}
+	if running > 0 {
+		return "running", running, nil
+	}
+	return status, 0, nil
+}
+
+// splitInitial splits a sequential run's initial pass over the shards:
+// the pass is whole clusters (per rounds each, layout clusters or single
+// rounds), as many as the judge needs for every compared ratio's first
+// interval, rounded up so that each shard runs the same number of its
+// own. Pooled, the shards' clusters give every ratio its first interval;
+// no shard alone needs to.
+func (s *Shard) splitInitial(seq *sequential, lay *layouts) {
+	if s == nil || seq == nil {
+		return
+	}
+	per := 1
+	if lay != nil {
+		per = max(1, lay.per(1))
+	}
+	clusters := (seq.initial + per - 1) / per
+	perShard := (clusters + s.N - 1) / s.N
+	seq.initial = perShard * s.N * per
+}
+
+// recordStop records how sampling stopped: the run's stop, or, for a
+// shard, the shard's own (the run's is recorded by the last shard to
+// stop, from the pooled decision).
+func (r *rounds) recordStop(ctx context.Context, stop store.Stop) error {
+	ctx = context.WithoutCancel(ctx)
+	sh := r.opt.Shard
+	if sh == nil {
+		return r.opt.DB.SetStop(ctx, r.runID, stop)
+	}
+	if err := r.opt.DB.SetShardStop(ctx, r.runID, sh.K, stop); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.progress, "perflab: shard %d/%d stops sampling: %s after round %d\n", sh.K, sh.N, stopWords(stop.Reason), stop.Round)
+	stops, err := r.opt.DB.ShardStops(ctx, r.runID, sh.N)
+	if err != nil || len(stops) < sh.N {
+		return err
+	}
+	// The last shard to stop ends the run's sampling: at the last round
+	// any shard stored, after the time since the first shard began.
+	done, err := r.opt.DB.RoundsDone(ctx, r.runID)
+	if err != nil {
+		return err
+	}
+	run, err := r.opt.DB.GetRun(ctx, r.runID)
+	if err != nil {
+		return err
+	}
+	if len(done) > 0 {
+		stop.Round = slices.Max(done)
+	}
+	stop.Elapsed = time.Since(run.StartedAt)
+	return r.opt.DB.SetStop(ctx, r.runID, stop)
+}
+
+func stopWords(reason store.StopReason) string {
+	switch reason {
+	case store.StopDecided:
+		return "every compared ratio is decided (pooled over the shards)"
+	case store.StopBudget:
+		return "this machine's budget is spent"
+	case store.StopMaxRounds:
+		return "the run reached its most rounds"
+	}
+	return string(reason)
+}
+
+// shardMore runs a sharded sequential run's rounds after its initial
+// pass. The shard asks the judge, which reads every shard's stored rounds,
+// after each of its own clusters, and runs its next cluster of the cells
+// the open items read, in its own rounds (K, K+N, …), until the pooled
+// judge decides every item, its rounds would pass the run's most rounds,
+// or its machine's budget is spent. So every shard stops on the one pooled
+// decision; each records how it stopped (recordStop).
+func (r *rounds) shardMore(ctx context.Context) error {
+	s, sh := r.seq, r.opt.Shard
+	if s == nil || s.spent {
+		return nil
+	}
+	stops, err := r.opt.DB.ShardStops(ctx, r.runID, sh.N)
+	if err != nil {
+		return err
+	}
+	if st, ok := stops[sh.K]; ok {
+		fmt.Fprintf(r.progress, "perflab: shard %d/%d stopped sampling before (%s after round %d); nothing more to run\n", sh.K, sh.N, st.Reason, st.Round)
+		return nil
+	}
+	done, err := r.opt.DB.RoundsDone(ctx, r.runID)
+	if err != nil {
+		return err
+	}
+	last := 0 // this shard's last round: its initial pass's, or a later one stored
+	for round := sh.K; round <= r.plan.Rounds; round += sh.N {
+		last = round
+	}
+	for _, d := range done {
+		if sh.owns(d) && d > last {
+			last = d
+		}
+	}
+	idx := indexOf(r.plan)
+	for {
+		st, err := r.opt.Judge.Sequential(ctx, r.runID)
+		if err != nil {
+			return fmt.Errorf("judging the rounds up to %d: %w", last, err)
+		}
+		if err := r.chooseRepeats(ctx, st); err != nil {
+			return err
+		}
+		undecided := idx.openCells(st)
+		open := r.withoutLeft(undecided)
+		var reason store.StopReason
+		remaining := r.remaining()
+		switch {
+		case len(undecided) == 0:
+			reason = store.StopDecided
+		case len(open) == 0:
+			reason = store.StopBudget // what is undecided was left out for the budget
+		case last+sh.N > s.maxRounds:
+			reason = store.StopMaxRounds
+		case s.budget > 0 && remaining < r.roundCost(open):
+			reason = store.StopBudget
+		}
+		if reason != "" {
+			r.res.RoundsTotal = last
+			return r.recordStop(ctx, store.Stop{Round: last, Reason: reason, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()})
+		}
+		s.warnNoise(r.progress, st, remaining, r.roundCost(open))
+		fmt.Fprintf(r.progress, "perflab: shard %d/%d after round %d (%s elapsed here): %s; its next cluster runs %d of %d cells (sequential, pooled over the shards)\n",
+			sh.K, sh.N, last, time.Since(s.start).Round(time.Second), openLine(st), len(open), len(r.plan.Cells))
+		// A whole cluster of this shard's rounds (the rest of one a
+		// restarted shard left unfinished), with the cells open at its
+		// start, until its layout is done or the budget or the rounds end.
+		for {
+			round := last + sh.N
+			if err := r.noiseBefore(ctx); err != nil {
+				return err
+			}
+			if err := r.runRound(ctx, round, r.plan.OrderOf(round, open)); err != nil {
+				return err
+			}
+			last = round
+			s.rounds++
+			if r.lay.endsCluster(round) || last+sh.N > s.maxRounds || s.budget > 0 && r.remaining() < r.roundCost(open) {
+				break
+			}
+		}
+	}
 }
 
 func hostID() string {

@@ -6,74 +6,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// The Job API fields the manifest may use (batch/v1 Job, core/v1 PodSpec);
-// decoding with DisallowUnknownFields fails on a misspelt or misplaced one.
-type (
-	k8sJob struct {
-		APIVersion string  `json:"apiVersion"`
-		Kind       string  `json:"kind"`
-		Metadata   objMeta `json:"metadata"`
-		Spec       jobSpec `json:"spec"`
-	}
-	objMeta struct {
-		Name   string            `json:"name,omitempty"`
-		Labels map[string]string `json:"labels,omitempty"`
-	}
-	jobSpec struct {
-		CompletionMode string      `json:"completionMode"`
-		Completions    *int        `json:"completions"`
-		Parallelism    *int        `json:"parallelism"`
-		BackoffLimit   *int        `json:"backoffLimit"`
-		Template       podTemplate `json:"template"`
-	}
-	podTemplate struct {
-		Metadata objMeta `json:"metadata"`
-		Spec     podSpec `json:"spec"`
-	}
-	podSpec struct {
-		RestartPolicy string      `json:"restartPolicy"`
-		Affinity      *affinity   `json:"affinity"`
-		Containers    []container `json:"containers"`
-	}
-	affinity struct {
-		PodAntiAffinity struct {
-			Required []struct {
-				LabelSelector struct {
-					MatchLabels map[string]string `json:"matchLabels"`
-				} `json:"labelSelector"`
-				TopologyKey string `json:"topologyKey"`
-			} `json:"requiredDuringSchedulingIgnoredDuringExecution"`
-		} `json:"podAntiAffinity"`
-	}
-	container struct {
-		Name      string   `json:"name"`
-		Image     string   `json:"image"`
-		Args      []string `json:"args"`
-		Env       []envVar `json:"env"`
-		Resources struct {
-			Requests map[string]string `json:"requests"`
-			Limits   map[string]string `json:"limits"`
-		} `json:"resources"`
-	}
-	envVar struct {
-		Name      string `json:"name"`
-		ValueFrom struct {
-			SecretKeyRef struct {
-				Name string `json:"name"`
-				Key  string `json:"key"`
-			} `json:"secretKeyRef"`
-		} `json:"valueFrom"`
-	}
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func goodJob() Job {
-	return Job{Name: "sweep-7", Image: "registry.example/perflab:1", Spec: "poolreuse", Shards: 4, RunKey: "sweep 7/a",
-		Seed: 7, Secret: "perflab-db", CPUs: 4, Memory: "8Gi", RunArgs: []string{"--quick"}}
+	return Job{Shards: Shards{Command: "run", Args: []string{"poolreuse", "--quick", "-bench", "Get$(HOME)"}, N: 4, RunKey: "sweep 7/a", Seed: 7},
+		Name: "sweep-7", Image: "registry.example/perflab:1", Secret: "perflab-db", CPUs: 4, Memory: "8Gi"}
 }
 
-func TestManifestStructure(t *testing.T) {
+// TestManifestDecodesStrictly decodes the manifest into the Kubernetes
+// API's own batch/v1 Job, refusing any field the API does not have, and
+// checks the fields a sharded run depends on.
+func TestManifestDecodesStrictly(t *testing.T) {
 	j := goodJob()
 	b, err := j.Manifest()
 	if err != nil {
@@ -81,23 +28,29 @@ func TestManifestStructure(t *testing.T) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var got k8sJob
+	var got batchv1.Job
 	if err := dec.Decode(&got); err != nil {
-		t.Fatalf("manifest does not match the Job API fields: %v\n%s", err, b)
+		t.Fatalf("manifest is not a batch/v1 Job: %v\n%s", err, b)
 	}
 	s := got.Spec
-	if got.APIVersion != "batch/v1" || got.Kind != "Job" || got.Metadata.Name != "sweep-7" {
-		t.Errorf("header = %s %s %s", got.APIVersion, got.Kind, got.Metadata.Name)
+	if got.APIVersion != "batch/v1" || got.Kind != "Job" || got.Name != "sweep-7" {
+		t.Errorf("header = %s %s %s", got.APIVersion, got.Kind, got.Name)
 	}
-	if s.CompletionMode != "Indexed" || s.Completions == nil || *s.Completions != 4 || s.Parallelism == nil || *s.Parallelism != 4 {
-		t.Errorf("want Indexed with completions = parallelism = 4: %+v", s)
+	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion {
+		t.Errorf("completionMode = %v, want Indexed (pods learn their shard from JOB_COMPLETION_INDEX)", s.CompletionMode)
 	}
-	if s.Template.Spec.RestartPolicy != "OnFailure" && s.Template.Spec.RestartPolicy != "Never" {
-		t.Errorf("restartPolicy %q is not allowed in a Job", s.Template.Spec.RestartPolicy)
+	if s.Completions == nil || *s.Completions != 4 || s.Parallelism == nil || *s.Parallelism != 4 {
+		t.Errorf("want completions = parallelism = 4: %v %v", s.Completions, s.Parallelism)
 	}
-	for k, v := range s.Template.Metadata.Labels {
-		if len(v) > 63 || strings.ContainsAny(v, " /") {
-			t.Errorf("label %s=%q is not a valid label value", k, v)
+	if s.BackoffLimit == nil || *s.BackoffLimit < 1 {
+		t.Errorf("backoffLimit = %v: a failed shard must be started again", s.BackoffLimit)
+	}
+	if p := s.Template.Spec.RestartPolicy; p != corev1.RestartPolicyOnFailure {
+		t.Errorf("restartPolicy %q, want OnFailure (a failed shard restarts and resumes)", p)
+	}
+	for k, v := range s.Template.Labels {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			t.Errorf("label %s=%q: %v", k, v, errs)
 		}
 	}
 	if len(s.Template.Spec.Containers) != 1 {
@@ -107,19 +60,28 @@ func TestManifestStructure(t *testing.T) {
 	if c.Image != j.Image {
 		t.Errorf("image %q", c.Image)
 	}
-	wantArgs := []string{"run", "poolreuse", "--db", "$(PERFLAB_DB)", "--shard", "/4", "--run-key", "sweep 7/a", "--seed", "7", "--quick"}
+	// The kubelet expands $(VAR) and turns $$ into $: the argument must
+	// reach perflab as given.
+	wantArgs := []string{"run", "--shard", "/4", "--run-key", "sweep 7/a", "--seed", "7", "poolreuse", "--quick", "-bench", "Get$$(HOME)"}
 	if !slices.Equal(c.Args, wantArgs) {
 		t.Errorf("args = %q, want %q", c.Args, wantArgs)
 	}
-	if len(c.Env) != 1 || c.Env[0].Name != "PERFLAB_DB" || c.Env[0].ValueFrom.SecretKeyRef.Name != "perflab-db" || c.Env[0].ValueFrom.SecretKeyRef.Key != "dsn" {
-		t.Errorf("env = %+v, want PERFLAB_DB from secret perflab-db key dsn", c.Env)
+	if slices.ContainsFunc(c.Args, func(a string) bool { return strings.Contains(a, "postgres") || a == "--db" }) {
+		t.Errorf("args %q carry the database: it belongs in the environment", c.Args)
+	}
+	if len(c.Env) != 1 || c.Env[0].Name != DBEnv || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.SecretKeyRef == nil ||
+		c.Env[0].ValueFrom.SecretKeyRef.Name != "perflab-db" || c.Env[0].ValueFrom.SecretKeyRef.Key != "dsn" {
+		t.Errorf("env = %+v, want %s from secret perflab-db key dsn", c.Env, DBEnv)
 	}
 	r := c.Resources
-	if r.Requests["cpu"] != "4" || r.Requests["memory"] != "8Gi" || r.Limits["cpu"] != r.Requests["cpu"] || r.Limits["memory"] != r.Requests["memory"] {
-		t.Errorf("resources = %+v, want requests = limits (Guaranteed QoS) with whole CPUs", r)
+	cpu, mem := r.Requests[corev1.ResourceCPU], r.Requests[corev1.ResourceMemory]
+	if cpu.String() != "4" || mem.String() != "8Gi" || !cpu.Equal(r.Limits[corev1.ResourceCPU]) || !mem.Equal(r.Limits[corev1.ResourceMemory]) {
+		t.Errorf("resources = %+v, want requests = limits (Guaranteed QoS) with 4 whole CPUs and 8Gi", r)
 	}
-	if a := s.Template.Spec.Affinity; a == nil || len(a.PodAntiAffinity.Required) != 1 || a.PodAntiAffinity.Required[0].TopologyKey != "kubernetes.io/hostname" {
-		t.Errorf("want one shard per node (pod anti-affinity on hostname): %+v", a)
+	a := s.Template.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil || len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 1 ||
+		a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey != corev1.LabelHostname {
+		t.Errorf("want one shard per node (pod anti-affinity on the host name): %+v", a)
 	}
 }
 
@@ -130,13 +92,20 @@ func TestManifestRefusesBadJobs(t *testing.T) {
 		want string
 	}{
 		{"name", func(j *Job) { j.Name = "Sweep_7" }, "DNS label"},
+		{"long name", func(j *Job) { j.Name = strings.Repeat("a", 64) }, "DNS label"},
 		{"image", func(j *Job) { j.Image = "" }, "--image"},
-		{"spec", func(j *Job) { j.Spec = "" }, "no spec"},
-		{"shards", func(j *Job) { j.Shards = 0 }, "--shards"},
+		{"image space", func(j *Job) { j.Image = "a b" }, "--image"},
+		{"no args", func(j *Job) { j.Args = nil }, "no arguments"},
+		{"command", func(j *Job) { j.Command = "bisect" }, "does not run in shards"},
+		{"shards", func(j *Job) { j.N = 0 }, "--shards"},
 		{"key", func(j *Job) { j.RunKey = "" }, "--run-key"},
 		{"secret", func(j *Job) { j.Secret = "" }, "--secret"},
+		{"secret name", func(j *Job) { j.Secret = "a b" }, "not a Kubernetes Secret name"},
+		{"secret upper", func(j *Job) { j.Secret = "PerflabDB" }, "not a Kubernetes Secret name"},
+		{"secret key", func(j *Job) { j.DSNKey = "a/b" }, "--secret-key"},
 		{"cpus", func(j *Job) { j.CPUs = 0 }, "whole CPUs"},
 		{"memory", func(j *Job) { j.Memory = "lots" }, "quantity"},
+		{"memory negative", func(j *Job) { j.Memory = "-1Gi" }, "quantity"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := goodJob()
@@ -145,5 +114,23 @@ func TestManifestRefusesBadJobs(t *testing.T) {
 				t.Errorf("Manifest() error = %v, want one mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestDefaultName(t *testing.T) {
+	for _, tc := range []struct{ key, want string }{
+		{"sweep-7", "perflab-sweep-7"},
+		{"Sweep 7/a", "perflab-sweep-7-a"},
+		{"--", "perflab"},
+		{strings.Repeat("x", 80), "perflab-" + strings.Repeat("x", 55)},
+		{strings.Repeat("x", 54) + "-y", "perflab-" + strings.Repeat("x", 54)},
+	} {
+		got := DefaultName(tc.key)
+		if got != tc.want {
+			t.Errorf("DefaultName(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+		if errs := validation.IsDNS1123Label(got); len(errs) > 0 {
+			t.Errorf("DefaultName(%q) = %q is no DNS label: %v", tc.key, got, errs)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,8 +42,16 @@ var ErrRunMismatch = errors.New("run key names a different run")
 // when a run with that key exists, loads it into r after checking that it
 // has the same spec text, seed, plan, rounds and shard count. It
 // reports whether this call created the run. The unique key makes the
-// choice atomic: of concurrent shards exactly one creates the run.
-func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (created bool, err error) {
+// choice atomic: of concurrent shards exactly one creates the run. No one
+// process owns a sharded run (r.Owner is not recorded): that one shard's
+// process ended says nothing of the others.
+//
+// env is recorded with a run this call creates, in the same transaction,
+// so a shard that joins always finds it; a joining shard's env must
+// equal the stored entries of the same keys (what it builds from, e.g. the
+// commits of an ab comparison), or JoinRun refuses it naming the first key
+// that differs.
+func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int, env ...KV) (created bool, err error) {
 	if key == "" || shards < 1 {
 		return false, fmt.Errorf("join run: need a run key and a shard count ≥ 1 (got %q, %d)", key, shards)
 	}
@@ -60,16 +70,28 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (crea
 		return false, fmt.Errorf("join run %q: %w", key, err)
 	}
 	var id int64
-	err = db.sql.QueryRowContext(ctx,
-		`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, note,
-		   owner_host, owner_pid, owner_start, run_key, shards)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		 ON CONFLICT (run_key) DO NOTHING RETURNING id`,
-		r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, note,
-		r.Owner.Host, r.Owner.PID, r.Owner.Start, key, shards).Scan(&id)
+	err = db.inTx(ctx, func(tx *txn) error {
+		err := tx.QueryRowContext(ctx,
+			`INSERT INTO runs(experiment, mode, spec_path, spec_text, seed, rounds_planned, status, started_at, note,
+			   owner_host, owner_pid, owner_start, run_key, shards)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			 ON CONFLICT (run_key) DO NOTHING RETURNING id`,
+			r.Experiment, r.Mode, r.SpecPath, r.SpecText, r.Seed, r.RoundsPlanned, r.Status, started, note,
+			"", 0, "", key, shards).Scan(&id)
+		if err != nil {
+			return err
+		}
+		for _, kv := range env {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO env(run_id, key, value) VALUES (?, ?, ?)`, id, kv.Key, kv.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err == nil {
 		r.ID = id
 		r.StartedAt, _ = parseTime(started)
+		r.Owner = Owner{} // no one process owns a sharded run
 		return true, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
@@ -83,16 +105,25 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (crea
 	if err != nil {
 		return false, err
 	}
-	storedNote, err := got.Plan.note()
+	if note, err = r.Plan.joinNote(); err != nil {
+		return false, fmt.Errorf("join run %q: %w", key, err)
+	}
+	storedNote, err := got.Plan.joinNote()
 	if err != nil {
 		return false, fmt.Errorf("join run %q: %w", key, err)
 	}
-	var diff string
+	diff, err := db.envDiff(ctx, id, env)
+	if err != nil {
+		return false, err
+	}
 	switch {
+	case diff != "":
 	case got.SpecText != r.SpecText:
 		diff = "its spec text differs"
 	case got.Seed != r.Seed:
 		diff = fmt.Sprintf("its seed is %d, this shard's %d", got.Seed, r.Seed)
+	case cellsDiffer(got.Plan.Cells, r.Plan.Cells) != "":
+		diff = cellsDiffer(got.Plan.Cells, r.Plan.Cells)
 	case storedNote != note || got.RoundsPlanned != r.RoundsPlanned || got.Mode != r.Mode:
 		diff = fmt.Sprintf("its plan differs (stored %s %s, this shard %s %s)", got.Mode, storedNote, r.Mode, note)
 	case storedShards != shards:
@@ -104,6 +135,120 @@ func (db *DB) JoinRun(ctx context.Context, r *Run, key string, shards int) (crea
 	}
 	*r = *got
 	return false, nil
+}
+
+// joinNote is the part of a plan every shard of a run must agree on: not
+// where each machine keeps its sources, nor what the run recorded as it
+// went (the repetitions it chose after its initial pass).
+func (p Plan) joinNote() (string, error) {
+	p.Sources = nil
+	if p.Decide != nil {
+		d := *p.Decide
+		d.Chosen = nil
+		p.Decide = &d
+	}
+	return p.note()
+}
+
+// envDiff names the first of env's entries whose key the run stores with
+// another value; "" when none.
+func (db *DB) envDiff(ctx context.Context, runID int64, env []KV) (string, error) {
+	if len(env) == 0 {
+		return "", nil
+	}
+	stored, err := db.Env(ctx, runID)
+	if err != nil {
+		return "", err
+	}
+	have := map[string]string{}
+	for _, kv := range stored {
+		have[kv.Key] = kv.Value
+	}
+	for _, kv := range env {
+		if v, ok := have[kv.Key]; ok && v != kv.Value {
+			return fmt.Sprintf("its %s is %q, this shard's %q", kv.Key, v, kv.Value), nil
+		}
+	}
+	return "", nil
+}
+
+// cellsDiffer names the cells only one of two plans runs (at most three
+// of each); "" when both run the same.
+func cellsDiffer(stored, here []Cell) string {
+	name := func(c Cell) string {
+		n := c.Bench
+		for _, l := range c.Levels {
+			n += "/" + l
+		}
+		if c.Package != "" {
+			n = c.Package + ": " + n
+		}
+		return n + "@" + c.Config
+	}
+	only := func(a, b []Cell) []string {
+		in := map[string]bool{}
+		for _, c := range b {
+			in[name(c)] = true
+		}
+		var out []string
+		for _, c := range a {
+			if !in[name(c)] && !slices.Contains(out, name(c)) {
+				out = append(out, name(c))
+			}
+		}
+		if len(out) > 3 {
+			out = append(out[:3], fmt.Sprintf("and %d more", len(out)-3))
+		}
+		return out
+	}
+	s, h := only(stored, here), only(here, stored)
+	var parts []string
+	if len(s) > 0 {
+		parts = append(parts, "only the stored run has "+strings.Join(s, ", "))
+	}
+	if len(h) > 0 {
+		parts = append(parts, "only this shard has "+strings.Join(h, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "its benchmarks differ: " + strings.Join(parts, "; ")
+}
+
+// shardStopKey is the environment key of shard k's stop.
+func shardStopKey(k int) string { return fmt.Sprintf("shard-%d-stop", k) }
+
+// SetShardStop records how shard k of a sharded sequential run stopped
+// sampling (a shard started again replaces its record).
+func (db *DB) SetShardStop(ctx context.Context, runID int64, k int, s Stop) error {
+	v := fmt.Sprintf("%s at round %d after %s", s.Reason, s.Round, s.Elapsed.Round(time.Millisecond))
+	return db.SetEnv(ctx, runID, []KV{{Key: shardStopKey(k), Value: v}})
+}
+
+// ShardStops returns how each shard of a sharded sequential run that has
+// stopped sampling stopped, by shard number (Round, Reason and Elapsed).
+func (db *DB) ShardStops(ctx context.Context, runID int64, shards int) (map[int]Stop, error) {
+	env, err := db.Env(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	stops := map[int]Stop{}
+	for _, kv := range env {
+		for k := 1; k <= shards; k++ {
+			if kv.Key != shardStopKey(k) {
+				continue
+			}
+			var reason, elapsed string
+			var st Stop
+			if _, err := fmt.Sscanf(kv.Value, "%s at round %d after %s", &reason, &st.Round, &elapsed); err != nil {
+				return nil, fmt.Errorf("run %d: shard %d's stop %q is damaged: %w", runID, k, kv.Value, err)
+			}
+			st.Reason = StopReason(reason)
+			st.Elapsed, _ = time.ParseDuration(elapsed)
+			stops[k] = st
+		}
+	}
+	return stops, nil
 }
 
 // RunKey returns the run's key and shard count ("" and 0 for a run of one

@@ -102,6 +102,13 @@ rulings.
 to OLD, the second to NEW, e.g. the same revision with GOGC changed, or
 with PGO off against a profile (PGO=off, PGO=auto or PGO=FILE).
 
+Shards: a comparison too large for one machine's budget runs as N shards
+sharing one run in PostgreSQL, each building both sides and running its
+own interleaved rounds on its own layouts; the verdict pools every
+shard's clusters and decides once, and every shard stops on it (--budget
+is each machine's own time). perflab slurm and perflab k8s write the
+jobs; see docs/shards.md.
+
 More examples:
   perflab ab main HEAD ./codec -bench Encode --budget 2m --precision 1%   # stop once every ratio is known to ±1%
   perflab ab main HEAD ./codec -bench Encode --measure instructions     # instructions/op beside time
@@ -110,9 +117,10 @@ More examples:
   perflab ab HEAD HEAD . --config old:PGO=off --config new:PGO=cpu.pprof
   perflab ab main HEAD ./codec -bench Encode --layout fixed             # these two binaries only: one link per side
   perflab ab main HEAD ./codec -bench Encode --funcalign 64             # functions aligned to 64 bytes on both sides
-  perflab ab /src/lib-v1 /src/lib-v2 ./parse`,
+  perflab ab /src/lib-v1 /src/lib-v2 ./parse
+  perflab ab v1.2.0 v1.3.0 ./codec --budget 10m --db postgres://u@db/perflab --run-key codec-1.3 --shard 2/4`,
 	common: []string{"C", "bench", "budget", "rounds", "precision", "fail-on", "require-decision", "markdown", "json", "measure"},
-	docs:   []string{"docs/ab.md", "docs/ci.md", "docs/sequential.md"},
+	docs:   []string{"docs/ab.md", "docs/ci.md", "docs/sequential.md", "docs/shards.md"},
 }
 
 type abFlags struct {
@@ -141,6 +149,7 @@ func (f *abFlags) declare(fs *flag.FlagSet) {
 	f.engineFlags(fs)
 	fs.BoolVar(&f.profile, "profile", false, "also profile both sides after the rounds (CPU, heap, mutex and block profiles and a trace); off by default, so the budget goes to the rounds")
 	f.gateFlags.declare(fs)
+	f.shardFlags(fs)
 	fs.StringVar(&f.markdown, "markdown", "", "also write a Markdown summary to `file` (a PR comment, $GITHUB_STEP_SUMMARY)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison and the gate's rulings (failures, undecided rows) as JSON instead of the table")
 }
@@ -182,6 +191,9 @@ func init() {
 		if partial != nil && (err != nil || run == nil || run.Status != "partial") {
 			return partial
 		}
+		if err == nil && run.ShardsRunning > 0 {
+			return nil // another shard prints the pooled comparison
+		}
 		if err := res.Compare(ctx); err != nil {
 			return err
 		}
@@ -214,11 +226,15 @@ func (f *abFlags) options(oldArg, newArg string, pkgs []string, progress io.Writ
 	if err != nil {
 		return ab.Options{}, usageError(err)
 	}
+	shard, err := f.shardOption(1)
+	if err != nil {
+		return ab.Options{}, usageError(err)
+	}
 	return ab.Options{
 		Dir: f.dir, Old: oldArg, New: newArg, Packages: pkgs, Bench: f.regex, Configs: configs,
 		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget, Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds,
 		Unit: f.seq.unit, Layout: f.seq.layout, FuncAlign: f.funcAlign, Measure: f.measure, NoProfile: f.noProfile || !f.profile, Seed: f.seed, Verbose: f.verbose,
-		Alpha: f.alpha, Rules: rules, CacheDir: f.cache, ArtifactDir: f.out, Progress: progress,
+		Alpha: f.alpha, Rules: rules, CacheDir: f.cache, ArtifactDir: f.out, Progress: progress, Shard: shard,
 	}, nil
 }
 

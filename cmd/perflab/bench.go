@@ -314,6 +314,9 @@ func parseCPU(s string) ([]int, error) {
 
 // afterRun reports a finished, interrupted or failed run.
 func afterRun(ctx context.Context, db *store.DB, res *engine.Result, err error, f runFlags, stdout, stderr io.Writer) error {
+	if ended, serr := shardEnd(stderr, res); err == nil && ended {
+		return serr
+	}
 	if err != nil {
 		if res == nil {
 			if ctx.Err() != nil {

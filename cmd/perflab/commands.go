@@ -163,8 +163,7 @@ func (f *runFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.benchtime, "benchtime", "", "override the mode's -test.benchtime (e.g. 100ms or 10000x)")
 	fs.Var(&f.resume, "resume", "complete the missing rounds of stored `RUN` (an ID, latest or latest~N; interrupted or killed), with its plan and the same test binaries")
 	fs.BoolVar(&f.newRun, "new-run", false, "with --resume: if a test binary changed since the run was recorded, start a new run with its plan instead of refusing")
-	fs.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the rounds of the run named by --run-key (K empty: JOB_COMPLETION_INDEX+1)")
-	fs.StringVar(&f.runKey, "run-key", "", "with --shard: the `KEY` every shard of one run passes; the first shard creates the run")
+	f.shardFlags(fs)
 	fs.BoolVar(&f.noFollowUp, "no-follow-up", false, "run exactly the planned rounds: no follow-up rounds for the claim checks still undecided after them (see \"Two looks\" below)")
 	f.engineFlags(fs)
 }
@@ -185,11 +184,8 @@ func (f *runFlags) engineFlags(fs *flag.FlagSet) {
 
 func init() {
 	define(cmdRun, func(f *runFlags, pos []string, stdout, stderr io.Writer) error {
-		if f.quick && f.full {
-			return errors.New("--quick and --full exclude each other")
-		}
-		if _, err := spec.ParseMeasure(f.measure); err != nil {
-			return fmt.Errorf("--%w", err)
+		if err := f.checkFlags(); err != nil {
+			return err
 		}
 		mode := "full"
 		if f.quick {
@@ -200,9 +196,6 @@ func init() {
 			if f.cache, err = builtin.CacheDir(); err != nil {
 				return err
 			}
-		}
-		if err := f.seq.check(); err != nil {
-			return err
 		}
 		if f.newRun && f.resume.ref == "" {
 			return errors.New("--new-run goes with --resume RUN")
@@ -259,6 +252,18 @@ func init() {
 		}
 		return nil
 	})
+}
+
+// checkFlags refuses what run cannot do with its flags alone, before
+// anything is loaded or stored.
+func (f *runFlags) checkFlags() error {
+	if f.quick && f.full {
+		return errors.New("--quick and --full exclude each other")
+	}
+	if _, err := spec.ParseMeasure(f.measure); err != nil {
+		return fmt.Errorf("--%w", err)
+	}
+	return f.seq.check()
 }
 
 // resumeRun completes a stored run's missing rounds.

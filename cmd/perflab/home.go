@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/perflab/perflab/launch"
 	"github.com/perflab/perflab/store"
 )
 
@@ -62,6 +63,11 @@ func resetNotes(w io.Writer) {
 // perflab's default database gets its data directory created on demand,
 // and a legacy ./perflab.db in use is noted once.
 func openDB(path string, mustExist bool) (*store.DB, error) {
+	// $PERFLAB_DB stands for the default store, so launchers keep the URL
+	// off every command line (and off --help's defaults).
+	if env := os.Getenv(launch.DBEnv); env != "" && path == defaultDB() {
+		path = env
+	}
 	if path == "" {
 		_, err := store.FindHome()
 		if err == nil {

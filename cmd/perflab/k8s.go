@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/perflab/perflab/launch"
 )
@@ -13,16 +10,17 @@ import (
 var cmdK8s = &command{
 	rank:    85,
 	name:    "k8s",
-	summary: "write a Kubernetes Indexed Job that runs one experiment in shards",
-	usage:   "EXPERIMENT|SPEC --shards N --image IMAGE --run-key KEY --secret NAME [flags] [-- RUN-FLAGS]",
+	summary: "write a Kubernetes Indexed Job that runs one experiment or ab in shards",
+	usage:   "[run] EXPERIMENT|SPEC | ab OLD NEW [PKG...] --shards N --image IMAGE --run-key KEY --secret NAME [flags] [-- FLAGS]",
 	help: `
 K8s writes (to stdout) a Kubernetes Indexed Job manifest, as JSON, that runs
-one experiment in N shards: pod K runs "perflab run --shard /N" (K comes
-from JOB_COMPLETION_INDEX) into the PostgreSQL database whose URL is key
-"dsn" of a Secret. Each pod requests and is limited to the same whole CPUs
-and memory (Guaranteed QoS), one shard per node. Flags after "--" go to
-"perflab run" in every pod. See docs/shards.md for the GitHub Actions
-matrix equivalent.
+one experiment ("perflab run") or one comparison ("perflab ab") in N
+shards: pod K runs "--shard /N" (K comes from JOB_COMPLETION_INDEX) with
+the PostgreSQL URL in $PERFLAB_DB, from key "dsn" of a Secret. Each pod
+requests and is limited to the same whole CPUs and memory (Guaranteed
+QoS), one shard per node. Flags after "--" go to the command in every pod;
+they are checked with its own flags before anything is written. See
+docs/shards.md.
 
 Example:
   kubectl create secret generic perflab-db --from-literal=dsn=postgres://perflab:PW@db:5432/perflab
@@ -33,46 +31,23 @@ Example:
 }
 
 type k8sFlags struct {
+	launchFlags
 	job launch.Job
 }
 
 func (f *k8sFlags) declare(fs *flag.FlagSet) {
-	fs.StringVar(&f.job.Name, "name", "", "Job `name` (default: perflab- and the run key)")
+	f.launchFlags.declare(fs, "4Gi")
 	fs.StringVar(&f.job.Image, "image", "", "container `image` holding perflab, Go and the benchmark sources")
-	fs.IntVar(&f.job.Shards, "shards", 0, "number of shards `N` (completions = parallelism = N)")
-	fs.StringVar(&f.job.RunKey, "run-key", "", "the `KEY` all shards name the run by")
-	fs.Int64Var(&f.job.Seed, "seed", 0, "planner seed of every shard (0: derived from the run key)")
 	fs.StringVar(&f.job.Secret, "secret", "", "Secret `name` whose key dsn holds the postgres:// URL")
 	fs.StringVar(&f.job.DSNKey, "secret-key", "dsn", "`key` of the URL in the Secret")
-	fs.IntVar(&f.job.CPUs, "cpus", 2, "whole `CPUs` per pod (requests = limits)")
-	fs.StringVar(&f.job.Memory, "memory", "4Gi", "memory per pod (requests = limits)")
 }
 
 func init() {
 	define(cmdK8s, func(f *k8sFlags, pos []string, stdout, stderr io.Writer) error {
-		if len(pos) == 0 {
-			return errors.New("name the experiment or spec file (as the image sees it), e.g. perflab k8s poolreuse --shards 4 …")
-		}
-		f.job.Spec, f.job.RunArgs = pos[0], pos[1:]
-		if f.job.Name == "" {
-			f.job.Name = "perflab-" + strings.Trim(strings.Map(func(r rune) rune {
-				if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-					return r
-				}
-				if r >= 'A' && r <= 'Z' {
-					return r + 'a' - 'A'
-				}
-				return '-'
-			}, f.job.RunKey), "-")
-			if len(f.job.Name) > 63 {
-				f.job.Name = strings.TrimRight(f.job.Name[:63], "-")
-			}
-		}
-		b, err := f.job.Manifest()
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return f.write(pos, stdout, "the image", func(sh launch.Shards) ([]byte, error) {
+			f.job.Shards, f.job.Name, f.job.CPUs, f.job.Memory = sh, f.name, f.cpus, f.memory
+			b, err := f.job.Manifest()
+			return append(b, '\n'), err
+		})
 	})
 }

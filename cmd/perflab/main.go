@@ -298,11 +298,12 @@ func parse(c *command, fs *flag.FlagSet, args []string, stderr io.Writer) ([]str
 			fmt.Fprintf(stderr, "perflab %s: %v\nRun \"perflab help %s\" for usage.\n", c.name, err, c.name)
 			return nil, errUsage
 		}
-		args = fs.Args()
-		if len(args) == 0 || args[0] == "--" {
-			if len(args) > 0 {
-				pos = append(pos, args[1:]...)
-			}
+		rest := fs.Args()
+		// Parse ends at "--" and consumes it: what follows is positional.
+		dashes := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
+		args = rest
+		if dashes || len(args) == 0 {
+			pos = append(pos, args...)
 			if err := checkFlags(fs); err != nil {
 				fmt.Fprintf(stderr, "perflab %s: %v\nRun \"perflab help %s\" for usage.\n", c.name, err, c.name)
 				return nil, errUsage

@@ -1,0 +1,3 @@
+module example.com/shardtiny
+
+go 1.26
