@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -437,34 +436,49 @@ func (r *rounds) initialPassSpent(ctx context.Context, round int, start time.Tim
 // that were open when it began.
 func (r *rounds) runMore(ctx context.Context) error {
 	defer func() { fmt.Fprintf(r.progress, "perflab: sample efficiency: %s\n", r.eff) }()
-	if r.opt.Shard != nil {
-		return r.shardMore(ctx)
-	}
-	s := r.seq
+	s, sh := r.seq, r.opt.Shard
 	if s == nil || s.spent {
 		return nil
 	}
-	round := r.plan.Rounds
+	// A shard runs rounds K, K+N, …: step is N, and last its own last
+	// round (its initial pass's, or a later one stored before a restart).
+	step, last := shardCount(sh), r.plan.Rounds
+	if sh != nil {
+		stops, err := r.opt.DB.ShardStops(ctx, r.runID, sh.N)
+		if err != nil {
+			return err
+		}
+		if st, ok := stops[sh.K]; ok {
+			fmt.Fprintf(r.progress, "perflab: shard %d/%d stopped sampling before (%s after round %d); nothing more to run\n", sh.K, sh.N, st.Reason, st.Round)
+			return nil
+		}
+		last = 0
+		for round := sh.K; round <= r.plan.Rounds; round += sh.N {
+			last = round
+		}
+	}
 	done, err := r.opt.DB.RoundsDone(ctx, r.runID)
 	if err != nil {
 		return err
 	}
-	if len(done) > 0 {
-		round = max(round, slices.Max(done))
+	for _, d := range done {
+		if sh.owns(d) && d > last {
+			last = d
+		}
 	}
 	idx := indexOf(r.plan)
 	prog := newSeqProgress(r.progress, r.opt.Verbose, s, r.logGate())
 	for {
 		st, err := r.opt.Judge.Sequential(ctx, r.runID)
 		if err != nil {
-			return fmt.Errorf("judging the rounds up to %d: %w", round, err)
+			return fmt.Errorf("judging the rounds up to %d: %w", last, err)
 		}
 		if err := r.chooseRepeats(ctx, st); err != nil {
 			return err
 		}
 		undecided := idx.openCells(st)
 		open := r.withoutLeft(undecided)
-		if err := r.chooseLayouts(ctx, round, open); err != nil {
+		if err := r.chooseLayouts(ctx, last, open); err != nil {
 			return err
 		}
 		var reason store.StopReason
@@ -474,34 +488,32 @@ func (r *rounds) runMore(ctx context.Context) error {
 			reason = store.StopDecided
 		case len(open) == 0:
 			reason = store.StopBudget // what is undecided was left out for the budget
-		case round >= s.maxRounds:
+		case last+step > s.maxRounds:
 			reason = store.StopMaxRounds
 		case s.budget > 0 && remaining < r.roundCost(open):
 			reason = store.StopBudget
 		}
 		if reason != "" {
-			prog.end(round, st, reason)
-			stop := store.Stop{Round: round, Reason: reason, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()}
-			if err := r.opt.DB.SetStop(context.WithoutCancel(ctx), r.runID, stop); err != nil {
-				return err
-			}
-			r.res.RoundsTotal = round
-			return nil
+			prog.end(last, st, reason)
+			r.res.RoundsTotal = last
+			return r.recordStop(ctx, store.Stop{Round: last, Reason: reason, Elapsed: time.Since(s.start), CellCost: r.eff.perCell()})
 		}
 		s.warnNoise(r.progress, st, remaining, r.roundCost(open))
-		prog.look(round, st, len(open), len(r.plan.Cells))
+		prog.look(last, st, len(open), len(r.plan.Cells))
 		// One cluster: its rounds, with the cells open at its start,
-		// until its layout is done or the budget or the rounds end.
+		// until its layout is done or the budget or the rounds end (for
+		// a restarted shard, the rest of one it left unfinished).
 		for {
-			round++
+			round := last + step
 			if err := r.noiseBefore(ctx); err != nil {
 				return err
 			}
 			if err := r.runRound(ctx, round, r.plan.OrderOf(round, open)); err != nil {
 				return err
 			}
+			last = round
 			s.rounds++
-			if r.lay.endsCluster(round) || round >= s.maxRounds || s.budget > 0 && r.remaining() < r.roundCost(open) {
+			if r.lay.endsCluster(round) || last+step > s.maxRounds || s.budget > 0 && r.remaining() < r.roundCost(open) {
 				break
 			}
 		}

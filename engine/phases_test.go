@@ -17,18 +17,24 @@ import (
 // (LayoutChooser), recording what it was asked.
 type layoutJudge struct {
 	*scriptJudge
-	per   int
+	per   int // what it chose
 	costs []LayoutCosts
 }
 
+// ChoosePerLayout chooses 3 rounds a layout, or 4 when the initial pass
+// served 3: always a change, which starts a phase.
 func (j *layoutJudge) ChoosePerLayout(_ context.Context, _ int64, c LayoutCosts) (int, string, error) {
 	j.costs = append(j.costs, c)
+	j.per = 3
+	if c.Per == 3 {
+		j.per = 4
+	}
 	return j.per, "chosen by the test", nil
 }
 
 // TestLayoutPhases: a sequential run that relinks layouts serves 2 rounds a
 // layout in its initial pass, asks its judge once, after it, for the rounds
-// per layout from then on (here 3), records that phase in its plan, and
+// per layout from then on (3, or 4), records that phase in its plan, and
 // looks only where a cluster ends. Every stored round's layout seeds agree
 // with the plan's clusters, read from the results alone: within a cluster
 // each side keeps one seed, and no two clusters share one.
@@ -39,7 +45,7 @@ func TestLayoutPhases(t *testing.T) {
 	db := openStore(t)
 	open := []plan.Cell{{Bench: "BenchmarkWork", Levels: []string{"variant=b", "n=16"}, Config: "default"},
 		{Bench: "BenchmarkWork", Levels: []string{"variant=a", "n=16"}, Config: "default"}}
-	j := &layoutJudge{per: 3, scriptJudge: &scriptJudge{db: db, initial: 3, sequential: func(int) Status {
+	j := &layoutJudge{scriptJudge: &scriptJudge{db: db, initial: 3, sequential: func(int) Status {
 		return Status{Items: []Item{{Label: "T1 check 1", Cells: open, More: 40, Line: "open"}}}
 	}}}
 	var progress bytes.Buffer
@@ -64,23 +70,24 @@ func TestLayoutPhases(t *testing.T) {
 	}
 	p0 := l.PerLayout
 	initial := 3 * p0 // the judge's 3 observations, a layout each
-	if len(l.Phases) != 2 || l.Phases[0] != (store.LayoutPhase{From: 1, Per: p0}) || l.Phases[1] != (store.LayoutPhase{From: initial + 1, Per: 3}) {
-		t.Fatalf("plan layout %+v, want %d a layout for the initial %d rounds, then 3", l, p0, initial)
+	if len(l.Phases) != 2 || l.Phases[0] != (store.LayoutPhase{From: 1, Per: p0}) || l.Phases[1] != (store.LayoutPhase{From: initial + 1, Per: j.per}) {
+		t.Fatalf("plan layout %+v, want %d a layout for the initial %d rounds, then %d", l, p0, initial, j.per)
 	}
 	if len(j.costs) != 1 || j.costs[0].Per != p0 || j.costs[0].Link <= 0 || j.costs[0].Round <= 0 {
 		t.Errorf("the judge was asked %+v, want once after the initial pass with the costs it weighs", j.costs)
 	}
-	if !strings.Contains(out, "a fresh one every 3 rounds from round "+strconv.Itoa(initial+1)+" on: chosen by the test") {
+	if !strings.Contains(out, "a fresh one every "+strconv.Itoa(j.per)+" rounds from round "+strconv.Itoa(initial+1)+" on: chosen by the test") {
 		t.Errorf("progress does not say the choice:\n%s", out)
 	}
 	// Looks: round 2 (the groups of compared cells), the end of the
-	// initial pass, then the end of each cluster of 3.
+	// initial pass, then the end of each cluster of j.per rounds, up to
+	// the most rounds.
 	var want []int
-	for r := initial; r <= res.RoundsDone; r += 3 {
+	for r := initial; r <= 3*maxPerLayout+12; r += j.per {
 		want = append(want, r)
 	}
-	if want = append([]int{2}, want...); !slices.Equal(j.asked, want) || res.RoundsDone != 3*maxPerLayout+9 {
-		t.Errorf("%d rounds; the judge was asked after rounds %v, want %v (cluster ends only)", res.RoundsDone, j.asked, want)
+	if want = append([]int{2}, want...); !slices.Equal(j.asked, want) || res.RoundsDone != want[len(want)-1] {
+		t.Errorf("%d rounds; the judge was asked after rounds %v, want %v (cluster ends only)\n%s", res.RoundsDone, j.asked, want, out)
 	}
 	results, err := db.Results(context.Background(), res.RunID)
 	if err != nil {

@@ -3,7 +3,11 @@ package findings
 import (
 	"context"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/perflab/perflab/analysis"
 	"github.com/perflab/perflab/store"
@@ -71,5 +75,31 @@ func TestJudgeAtRunAlpha(t *testing.T) {
 	}
 	if !wider {
 		t.Errorf("no interval at α 0.01 wider than at 0.05: the run's α did not reach the judge")
+	}
+}
+
+// TestWholeClusters: a shard's look sees only whole clusters of the other
+// shards: with two shards at 2 rounds a layout, rounds 1,3 (shard 1) and
+// 2,4 (shard 2) are whole, 5,7 (shard 1) whole, and round 6 alone (shard
+// 2's unfinished cluster) is left out until round 8 is stored.
+func TestWholeClusters(t *testing.T) {
+	p := store.Plan{Shards: 2, Layout: &store.Layout{PerLayout: 2}}
+	var results []*benchfmt.Result
+	for _, r := range []int{1, 2, 3, 4, 5, 6, 7} {
+		results = append(results, &benchfmt.Result{Name: benchfmt.Name("X"), Iters: 1,
+			Config: []benchfmt.Config{{Key: "round", Value: []byte(strconv.Itoa(r))}}, Values: []benchfmt.Value{{Value: 1, Unit: "sec/op"}}})
+	}
+	rounds := func(rs []*benchfmt.Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.GetConfig("round"))
+		}
+		return out
+	}
+	if got := rounds(wholeClusters(p, results)); strings.Join(got, ",") != "1,2,3,4,5,7" {
+		t.Errorf("kept rounds %v, want 1–5 and 7", got)
+	}
+	if got := rounds(wholeClusters(store.Plan{Layout: &store.Layout{PerLayout: 2}}, results)); len(got) != 7 {
+		t.Errorf("a run on one machine kept %v, want every round", got)
 	}
 }

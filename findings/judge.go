@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -157,8 +158,45 @@ func JudgeSequential(ctx context.Context, db *store.DB, runID int64) ([]Judged, 
 	if run.Plan.Decide == nil {
 		return nil, fmt.Errorf("run %d is not sequential: its plan says nothing of how it decides", runID)
 	}
-	items, _ := sequentialItems(run.Plan, s, cells, analysis.Collect(results))
+	items, _ := sequentialItems(run.Plan, s, cells, analysis.Collect(wholeClusters(run.Plan, results)))
 	return items, nil
+}
+
+// wholeClusters leaves out, for a run split into shards that relink
+// layouts, the rounds of clusters another shard has not finished yet: a
+// shard looks where its own cluster ends, and a look must see every
+// cluster whole (a partial one judged now and revised later is a look the
+// confidence sequence's guarantee does not cover). A run on one machine
+// looks only where its clusters end, so it keeps every round.
+func wholeClusters(p store.Plan, results []*benchfmt.Result) []*benchfmt.Result {
+	of := p.ClusterOf()
+	if p.Shards <= 1 || of == nil {
+		return results
+	}
+	n := p.Shards
+	size := map[int]map[int]bool{} // cluster → its stored rounds
+	want := map[int]int{}          // cluster → the rounds it holds when whole
+	for _, r := range results {
+		round, err := strconv.Atoi(r.GetConfig("round"))
+		if err != nil || round < 1 {
+			continue
+		}
+		c := of(round)
+		if size[c] == nil {
+			size[c] = map[int]bool{}
+			want[c] = p.Layout.Per((round-1)/n + 1)
+		}
+		size[c][round] = true
+	}
+	out := make([]*benchfmt.Result, 0, len(results))
+	for _, r := range results {
+		round, err := strconv.Atoi(r.GetConfig("round"))
+		if err == nil && round >= 1 && len(size[of(round)]) < want[of(round)] {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // JudgeFirstLook judges a run of fixed rounds' counted claim checks on its
