@@ -54,7 +54,7 @@ func TestLayoutPhases(t *testing.T) {
 	// initial pass at 8 and three clusters of 3 after it.
 	res, err := Run(context.Background(), Options{
 		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: t.TempDir(), Seed: 3, NoiseRuns: 2, Cells: open,
-		Progress: &progress, MaxRounds: 3*maxPerLayout + 9, NoProfile: true, Layout: LayoutRandom, Judge: j, Repeat: analysis.RepeatEstimate,
+		Progress: &progress, MaxRounds: 3*maxPerLayout + 12, NoProfile: true, Layout: LayoutRandom, Judge: j, Repeat: analysis.RepeatEstimate,
 	})
 	out := progress.String()
 	if err != nil || res.Status != "complete" {
