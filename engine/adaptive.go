@@ -50,8 +50,11 @@ const (
 )
 
 const (
-	// defaultSeqMaxRounds bounds a sequential run without --max-rounds.
+	// defaultSeqMaxRounds bounds a sequential run without --max-rounds
+	// or --budget; budgetSeqMaxRounds one with a budget (which bounds it
+	// first, short of a runaway).
 	defaultSeqMaxRounds = 500
+	budgetSeqMaxRounds  = 20000
 	// baselineIters: the baseline process of a cell's CPU time runs this
 	// many iterations.
 	baselineIters = 2
@@ -121,6 +124,11 @@ func sequentialFor(opt Options, measure spec.Measure, rules Rules) (*sequential,
 	}
 	if s.maxRounds <= 0 {
 		s.maxRounds = defaultSeqMaxRounds
+		if s.budget > 0 {
+			// A budget bounds the rounds: a comparison left with few
+			// cells open runs many short rounds.
+			s.maxRounds = budgetSeqMaxRounds
+		}
 	}
 	return s, nil
 }
@@ -530,16 +538,20 @@ func (r *rounds) remaining() time.Duration {
 	return s.budget - time.Since(s.start) - r.profileReserve()
 }
 
-// chooseLayouts asks the judge, once, after the initial pass of a run that
-// relinks layouts, how many rounds a layout should serve from the next
-// round on (LayoutChooser), and makes it so: a new phase of the run's
-// layouts, recorded with its plan, and a line that says why.
+// chooseLayouts asks the judge, after the initial pass of a run that
+// relinks layouts and again each time its rounds double, how many rounds
+// a layout should serve from the next round on (LayoutChooser), and makes
+// it so: a new phase of the run's layouts when the choice changes,
+// recorded with its plan, and a line that says why.
 func (r *rounds) chooseLayouts(ctx context.Context, round int, open []int) error {
 	lc, ok := r.opt.Judge.(LayoutChooser)
-	if !ok || r.lay == nil || r.lay.chosen || len(open) == 0 || r.opt.Shard != nil {
+	if !ok || r.lay == nil || round < r.lay.chooseAt || len(open) == 0 || r.opt.Shard != nil {
 		return nil
 	}
-	r.lay.chosen = true
+	// Again each time the rounds double: the components are known better
+	// from more clusters, and the first choice may have been made while a
+	// neighbour shared the machine.
+	r.lay.chooseAt = 2 * round
 	per, why, err := lc.ChoosePerLayout(ctx, r.runID, LayoutCosts{Link: r.lay.perCluster(), Round: r.roundCost(open), Per: r.lay.per(round)})
 	if err != nil {
 		return fmt.Errorf("choosing the rounds per layout: %w", err)
@@ -549,7 +561,9 @@ func (r *rounds) chooseLayouts(ctx context.Context, round int, open []int) error
 	}
 	per = min(per, maxPerLayout)
 	if !r.lay.setPer(round, per) {
-		fmt.Fprintf(r.progress, "perflab: link layouts: a fresh one every %s from round %d on, as before: %s\n", everyRounds(per), round+1, why)
+		if r.opt.Verbose {
+			fmt.Fprintf(r.progress, "perflab: link layouts: a fresh one every %s from round %d on, as before: %s\n", everyRounds(per), round+1, why)
+		}
 		return nil
 	}
 	fmt.Fprintf(r.progress, "perflab: link layouts: a fresh one every %s from round %d on: %s\n", everyRounds(per), round+1, why)

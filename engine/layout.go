@@ -97,7 +97,7 @@ type layouts struct {
 	cluster  int               // the cluster whose binaries are linked; 0 for none yet
 	clusters int               // clusters linked
 	last     int               // the last round binaries were asked for
-	chosen   bool              // the rounds per layout after the initial pass are chosen (adaptive.go)
+	chooseAt int               // the round from which the rounds per layout are chosen again (adaptive.go)
 	bins     map[string]string // binary key → relinked binary of cluster
 	links    int               // links made
 	linked   time.Duration     // wall time spent linking

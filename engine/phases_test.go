@@ -22,9 +22,12 @@ type layoutJudge struct {
 }
 
 // ChoosePerLayout chooses 3 rounds a layout, or 4 when the initial pass
-// served 3: always a change, which starts a phase.
+// served 3: always a change, which starts a phase; asked again, the same.
 func (j *layoutJudge) ChoosePerLayout(_ context.Context, _ int64, c LayoutCosts) (int, string, error) {
 	j.costs = append(j.costs, c)
+	if j.per != 0 {
+		return j.per, "chosen by the test", nil
+	}
 	j.per = 3
 	if c.Per == 3 {
 		j.per = 4
@@ -73,18 +76,22 @@ func TestLayoutPhases(t *testing.T) {
 	if len(l.Phases) != 2 || l.Phases[0] != (store.LayoutPhase{From: 1, Per: p0}) || l.Phases[1] != (store.LayoutPhase{From: initial + 1, Per: j.per}) {
 		t.Fatalf("plan layout %+v, want %d a layout for the initial %d rounds, then %d", l, p0, initial, j.per)
 	}
-	if len(j.costs) != 1 || j.costs[0].Per != p0 || j.costs[0].Link <= 0 || j.costs[0].Round <= 0 {
-		t.Errorf("the judge was asked %+v, want once after the initial pass with the costs it weighs", j.costs)
+	// Asked after the initial pass, then each time the rounds double.
+	if len(j.costs) != 2 || j.costs[0].Per != p0 || j.costs[0].Link <= 0 || j.costs[0].Round <= 0 || j.costs[1].Per != j.per {
+		t.Errorf("the judge was asked %+v, want after the initial pass (at %d rounds a layout) and once more when the rounds doubled, with the costs it weighs", j.costs, p0)
 	}
 	if !strings.Contains(out, "a fresh one every "+strconv.Itoa(j.per)+" rounds from round "+strconv.Itoa(initial+1)+" on: chosen by the test") {
 		t.Errorf("progress does not say the choice:\n%s", out)
 	}
 	// Looks: round 2 (the groups of compared cells), the end of the
 	// initial pass, then the end of each cluster of j.per rounds, up to
-	// the most rounds.
+	// the most rounds, where it stops.
 	var want []int
 	for r := initial; r <= 3*maxPerLayout+12; r += j.per {
 		want = append(want, r)
+	}
+	if last := 3*maxPerLayout + 12; want[len(want)-1] != last {
+		want = append(want, last) // a last, partial cluster: the run stops at its most rounds
 	}
 	if want = append([]int{2}, want...); !slices.Equal(j.asked, want) || res.RoundsDone != want[len(want)-1] {
 		t.Errorf("%d rounds; the judge was asked after rounds %v, want %v (cluster ends only)\n%s", res.RoundsDone, j.asked, want, out)

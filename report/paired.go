@@ -412,8 +412,12 @@ func pairedFooter(r *findings.PairedResult, src PairedSource) []string {
 // pairedLevels says how the rows' intervals and verdict words are set,
 // and which estimand each geomean is.
 func pairedLevels(r *findings.PairedResult) string {
-	text := fmt.Sprintf("Each unit's intervals hold together at %.0f%% (each at 1 − α/m for the unit's m rows, p adjusted alike): a row is faster or slower when its interval excludes no change, \"median within ±%s\" when it lies within ±%s (the median change, no more: a change that slows a minority of rounds or layouts a lot moves the median little), undecided otherwise; the geomean is at %.0f%%.",
-		(1-r.Alpha)*100, pctBand(r.Band), pctBand(r.Band), (1-r.Alpha)*100)
+	levels := fmt.Sprintf("Each unit's intervals hold together at %.0f%% (each at 1 − α/m for the unit's m rows, p adjusted alike)", (1-r.Alpha)*100)
+	if r.Anytime {
+		levels = fmt.Sprintf("A unit's rows are decided by e-BH at α = %g, which holds under optional stopping and any dependence between rows: each interval is at 1 − α·k/m for the unit's m rows, k of them decided (1 − α/m when none is), so the decided rows are exactly those whose interval excludes no change, and the intervals of the decided rows hold at a false coverage rate of α (p adjusted by Benjamini–Hochberg, alike)", r.Alpha)
+	}
+	text := fmt.Sprintf("%s: a row is faster or slower when its interval excludes no change, \"median within ±%s\" when it lies within ±%s (the median change, no more: a change that slows a minority of rounds or layouts a lot moves the median little), undecided otherwise; the geomean is at %.0f%%.",
+		levels, pctBand(r.Band), pctBand(r.Band), (1-r.Alpha)*100)
 	var of []string
 	for _, g := range r.Geomeans {
 		if g.OfRows > 0 && !r.SameUnit(g.Unit) {

@@ -20,7 +20,7 @@ type seqFlags struct {
 func (f *seqFlags) declare(fs *flag.FlagSet) {
 	f.layoutFlag(fs)
 	fs.Var(&f.precision, "precision", "sample sequentially until every compared ratio's anytime-valid interval is no wider than ±`P` (e.g. 1% or 0.01), or the budget ends")
-	fs.IntVar(&f.maxRounds, "max-rounds", 0, "sample sequentially, at most `N` rounds in all (default 500 when sampling sequentially)")
+	fs.IntVar(&f.maxRounds, "max-rounds", 0, "sample sequentially, at most `N` rounds in all (default 500 when sampling sequentially without --budget; with one, the budget bounds them)")
 	fs.StringVar(&f.unit, "unit", "", "`unit` compared ratios are decided on when sampling sequentially: sec/op (the default: wall time; each process times 5 repetitions and keeps their median) or cpu-sec/op (the CPU time of the timed loop per op, read inside the benchmark process by a patched testing package, from processes of about 0.1 s of it; excludes start-up and time the process was not running, includes GC work and every goroutine's CPU on every thread; the unit that decides on a machine shared with other jobs) or instructions/op (the default with --measure instructions)")
 }
 
