@@ -20,10 +20,11 @@ type Judge struct {
 	// Alpha is the error rate the run decides at (0 → 0.05): each of a
 	// unit's m compared ratios at 1 − Alpha/m.
 	Alpha float64
-	// Rows marks a comparison whose every row is a compared ratio (ab):
-	// a run of fixed rounds must then give each an interval
-	// (engine.Rules.FixedFor).
-	Rows bool
+	// Rows marks a comparison whose every row is a compared ratio (ab,
+	// bench --by): a run of fixed rounds must then give each an interval
+	// (engine.Rules.FixedFor), at 1 − α/m for a unit's m rows, or at
+	// 1 − α each when PerPoint (bench's ratios per point).
+	Rows, PerPoint bool
 }
 
 var (
@@ -40,7 +41,12 @@ func (j Judge) Rules(s *spec.Spec) engine.Rules {
 	r := engine.Rules{FirstLook: findings.HasCountedChecks(s), InitialRounds: findings.InitialRounds,
 		InitialFor: func(cells int) int { return findings.InitialRoundsAt(cells, j.Alpha) }}
 	if j.Rows {
-		r.FixedFor = func(cells int) int { return findings.FixedRoundsAt(cells, j.Alpha) }
+		r.FixedFor = func(cells int) int {
+			if j.PerPoint {
+				cells = 1
+			}
+			return findings.FixedRoundsAt(cells, j.Alpha)
+		}
 	}
 	return r
 }

@@ -75,3 +75,20 @@ func quantile(sorted []float64, p float64) float64 {
 	i := int(x)
 	return sorted[i] + (x-float64(i))*(sorted[i+1]-sorted[i])
 }
+
+// MAD is the median absolute deviation of the finite values of xs about
+// their median (not scaled: 1.4826·MAD estimates a normal SD); NaN when
+// there are none.
+func MAD(xs []float64) float64 {
+	s := finiteValues(xs)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	m := median(s)
+	dev := make([]float64, len(s))
+	for i, x := range s {
+		dev[i] = math.Abs(x - m)
+	}
+	slices.Sort(dev)
+	return median(dev)
+}

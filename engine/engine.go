@@ -273,9 +273,11 @@ func execute(ctx context.Context, opt Options, resume *store.Run) (*Result, erro
 	}
 	defer lay.close()
 	if seq == nil && resume == nil && rules.FixedFor != nil && opt.Budget <= 0 {
-		if err := fitObservations(lay, mode.Rounds, rules.FixedFor(cellsPerConfig(p)), progress); err != nil {
+		n, err := fitObservations(lay, mode.Rounds, rules.FixedFor(cellsPerConfig(p)), opt.Rounds == 0, progress)
+		if err != nil {
 			return nil, err
 		}
+		mode.Rounds, p.Rounds = n, n
 	}
 	if seq != nil && lay != nil {
 		// The initial pass gives every compared ratio its first

@@ -380,31 +380,38 @@ func (l *layouts) relinkEveryRound(shard *Shard) bool {
 // clusters when l relinks layouts — must reach need, the fewest an
 // interval needs at the level they are judged at (Rules.FixedFor). When
 // the rounds per layout chosen from link cost leave too few clusters,
-// layouts serve fewer rounds; when even a layout a round (or one link per
-// side) is too few, the run is refused with the rounds that would do.
-func fitObservations(l *layouts, rounds, need int, progress io.Writer) error {
+// layouts serve fewer rounds. When even a layout a round (or one link per
+// side) is too few, rounds the user did not choose (extend: the mode's)
+// grow to need, and rounds the user chose are refused, with the rounds
+// that would do. It returns the rounds to run.
+func fitObservations(l *layouts, rounds, need int, extend bool, progress io.Writer) (int, error) {
 	if need <= 0 {
-		return nil
+		return rounds, nil
+	}
+	if rounds < need && extend {
+		fmt.Fprintf(progress, "perflab: %d rounds instead of %d: a compared ratio's first interval needs %d independent observations at the level it is judged at (pass --rounds, or --budget to sample until decided)\n",
+			need, rounds, need)
+		rounds = need
 	}
 	if rounds < need {
 		what := fmt.Sprintf("%d rounds give", rounds)
 		if l != nil {
 			what = fmt.Sprintf("%d rounds on fresh link layouts give at most", rounds)
 		}
-		return fmt.Errorf("%s %d independent observations, and a compared ratio's first interval needs %d at the level it is judged at: pass --rounds %d or more, or --budget to sample until decided",
+		return 0, fmt.Errorf("%s %d independent observations, and a compared ratio's first interval needs %d at the level it is judged at: pass --rounds %d or more, or --budget to sample until decided",
 			what, rounds, need, need)
 	}
 	if l == nil {
-		return nil
+		return rounds, nil
 	}
 	per := l.sched.PerLayout
 	if rounds/per >= need {
-		return nil
+		return rounds, nil
 	}
 	l.sched.PerLayout = max(1, rounds/need)
 	fmt.Fprintf(progress, "perflab: link layouts: a fresh one every %s instead of every %s, so %d rounds give the %d layouts a first interval needs\n",
 		everyRounds(l.sched.PerLayout), everyRounds(per), rounds, need)
-	return nil
+	return rounds, nil
 }
 
 // layoutARound turns a sequential run's initial pass into a layout a

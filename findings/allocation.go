@@ -22,6 +22,13 @@ type LayoutChoice struct {
 	Layout, Noise float64
 	Rows          int
 	Link, Round   time.Duration
+	// Predicted and Realised are the medians over those ratios of the SD
+	// the clusters of the phase now ending were predicted to have (layout
+	// and noise at the rounds a layout served then) and the SD their
+	// cluster log-ratios had (1.4826 × their median absolute deviation),
+	// over Clusters clusters; Clusters 0 when the phase has fewer than 4.
+	Predicted, Realised float64
+	Clusters            int
 }
 
 // ChoosePerLayout chooses how many rounds a layout serves from now on in
@@ -43,10 +50,28 @@ func ChoosePerLayout(ctx context.Context, db *store.DB, runID int64, link, round
 	opt := sequentialOptions(run.Plan)
 	samples := analysis.Collect(results)
 	pairs, _ := comparedPairs(cells, s.Analysis.By, s.Analysis.Baseline)
+	// The ratios still open: the rounds to come run their cells alone.
+	items, _ := sequentialItems(run.Plan, s, cells, samples)
+	open := map[string]bool{}
+	for _, it := range items {
+		if !it.Decided {
+			for _, c := range it.Cells {
+				open[c.String()] = true
+			}
+		}
+	}
+	from := 1 // the first round of the phase now ending
+	if l := run.Plan.Layout; l != nil && len(l.Phases) > 0 {
+		from = l.Phases[len(l.Phases)-1].From
+	}
 	unit := run.Plan.Decide.Unit
 	var ks []int
-	var lays, noises []float64
+	var lays, noises, predicted, realised []float64
+	clusters := 0
 	for _, pr := range pairs {
+		if len(open) > 0 && !(open[cells[pr[0]].String()] && open[cells[pr[1]].String()]) {
+			continue
+		}
 		num, den := sampleOf(samples, cells[pr[0]], unit), sampleOf(samples, cells[pr[1]], unit)
 		if num == nil || den == nil {
 			num, den = sampleOf(samples, cells[pr[0]], "sec/op"), sampleOf(samples, cells[pr[1]], "sec/op")
@@ -60,6 +85,11 @@ func ChoosePerLayout(ctx context.Context, db *store.DB, runID int64, link, round
 		}
 		ks = append(ks, analysis.PerLayout(l.SD*l.SD, l.Noise*l.Noise, link, round, maxPer))
 		lays, noises = append(lays, l.SD), append(noises, l.Noise)
+		if lr := phaseLogRatios(opt, num.ByRound(), den.ByRound(), from); len(lr) >= 4 {
+			predicted = append(predicted, math.Sqrt(l.SD*l.SD+l.Noise*l.Noise/float64(max(1, cur))))
+			realised = append(realised, 1.4826*analysis.MAD(lr))
+			clusters = max(clusters, len(lr))
+		}
 	}
 	c := LayoutChoice{Per: cur, Rows: len(ks), Link: link, Round: round, Layout: math.NaN(), Noise: math.NaN()}
 	if len(ks) == 0 {
@@ -68,7 +98,27 @@ func ChoosePerLayout(ctx context.Context, db *store.DB, runID int64, link, round
 	slices.Sort(ks)
 	c.Per = ks[len(ks)/2]
 	c.Layout, c.Noise = analysis.Median(lays), analysis.Median(noises)
+	if len(realised) > 0 {
+		c.Predicted, c.Realised, c.Clusters = analysis.Median(predicted), analysis.Median(realised), clusters
+	}
 	return c, nil
+}
+
+// phaseLogRatios are the cluster log-ratios of num against den whose
+// rounds all lie at or after round from (the clusters of one phase).
+func phaseLogRatios(opt analysis.Options, num, den map[int]float64, from int) []float64 {
+	n, d := map[int]float64{}, map[int]float64{}
+	for r, v := range num {
+		if r >= from {
+			n[r] = v
+		}
+	}
+	for r, v := range den {
+		if r >= from {
+			d[r] = v
+		}
+	}
+	return opt.LogRatios(n, d)
 }
 
 // sampleOf is the sample of cell c in unit u (procs aside), or nil.

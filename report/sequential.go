@@ -102,8 +102,12 @@ func sequentialWords(q *findings.Sequential) sequentialText {
 	if reason == "" {
 		reason = string(q.Stop.Reason)
 	}
-	t.head = fmt.Sprintf("sequential sampling stopped after round %d: %s (%s; anytime-valid 95%% confidence sequences; compared ratios on %s; %d rounds flagged as noise bursts, kept)",
-		q.Stop.Round, reason, q.Stop.Elapsed.Round(time.Second), d.Unit, q.Bursts)
+	alpha := d.Alpha
+	if !(alpha > 0 && alpha < 1) {
+		alpha = 0.05 // runs that did not record it decided at 0.05
+	}
+	t.head = fmt.Sprintf("sequential sampling stopped after round %d: %s (%s; anytime-valid confidence sequences, each compared ratio at 1 − α/m for its unit's m ratios, α = %g, the level sampling stopped on; a comparison table may decide more rows, by e-BH; compared ratios on %s; %d rounds flagged as noise bursts, kept)",
+		q.Stop.Round, reason, q.Stop.Elapsed.Round(time.Second), alpha, d.Unit, q.Bursts)
 	switch {
 	case d.Unit == "cpu-sec/op":
 		t.note = "(cpu-sec/op: " + cpuNote + ")"
@@ -208,6 +212,10 @@ func LayoutChoiceLine(c findings.LayoutChoice) string {
 	if c.Rows == 0 {
 		return "the rounds so far cannot yet tell layout from noise (they need three layouts of two rounds or more)"
 	}
-	return fmt.Sprintf("of %d compared ratios' variance (medians), layout adds SD %.1f%% and a round's noise SD %.1f%%; a layout's links cost %s, a round %s; rounds a layout = √(links·noise² / (round·layout²)), within 1–8",
+	line := fmt.Sprintf("of %d open compared ratios' variance (medians), layout adds SD %.1f%% and a round's noise SD %.1f%%; a layout's links cost %s, a round %s; rounds a layout = √(links·noise² / (round·layout²)), within 1–8",
 		c.Rows, 100*c.Layout, 100*c.Noise, c.Link.Round(time.Millisecond), c.Round.Round(time.Millisecond))
+	if c.Clusters > 0 {
+		line += fmt.Sprintf("; the %d clusters since the last choice were predicted to vary by SD %.1f%% and varied by %.1f%%", c.Clusters, 100*c.Predicted, 100*c.Realised)
+	}
+	return line
 }

@@ -89,7 +89,7 @@ func TestWriteSequential(t *testing.T) {
 		notWants []string
 	}{
 		{"budget, one open", seqRun("sec/op", store.StopBudget, true), []string{
-			"perflab: sequential sampling stopped after round 23: the budget 1m0s is spent (1m1s; anytime-valid 95% confidence sequences; compared ratios on sec/op; 2 rounds flagged as noise bursts, kept)",
+			"perflab: sequential sampling stopped after round 23: the budget 1m0s is spent (1m1s; anytime-valid confidence sequences, each compared ratio at 1 − α/m for its unit's m ratios, α = 0.05, the level sampling stopped on; a comparison table may decide more rows, by e-BH; compared ratios on sec/op; 2 rounds flagged as noise bursts, kept)",
 			"(samples: after its first run each cell runs as 5 back-to-back repetitions in one process, every repetition of every cell the same wall time;",
 			"T1 check 1                               reproduced: sec/op b = 1.1 [1.06, 1.14] (n=20)",
 			"W v=b/a (sec/op)                         differs from 1: 1.1000 [1.0500, 1.1500] ±5.00%, 20 rounds",

@@ -52,6 +52,12 @@ spec, to edit and run with "perflab run".
 A fixed number of rounds (--rounds, 6 by default) is the default; with
 --budget, --precision, --max-rounds or --unit cpu-sec/op the run samples
 sequentially until its compared ratios are decided (docs/sequential.md).
+With --layout random and none of those, it samples sequentially under a
+default budget of 2m, which grows when the first interval of every
+compared ratio needs more: a few rounds on fresh layouts give too few
+layouts for an interval. Fixed rounds too few for a compared ratio's
+interval (--by, or several configs) grow to what it needs when --rounds
+is not given, and are refused, with the rounds that would do, when it is.
 
 More examples:
   perflab bench -C ~/src/mymod ./... -bench . --config base --config gogc-off:GOGC=off
@@ -96,7 +102,7 @@ func (f *benchFlags) specFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.axis, "axis", "", "numeric sub-benchmark `key` to find knees (and with --by, crossovers) along; benchmarks that are not one sweep are analysed along it each on its own")
 	fs.StringVar(&f.by, "by", "", "`key` whose values are compared: each value's ratio to the baseline per point, with its interval and a geomean (and crossovers along --axis)")
 	fs.StringVar(&f.baseline, "baseline", "", "the --by `value` the others are divided by (default: the first value the benchmarks run)")
-	fs.IntVar(&f.rounds, "rounds", 6, "interleaved rounds")
+	fs.IntVar(&f.rounds, "rounds", 0, "a fixed number of interleaved rounds (default 6; with --layout random and no --budget, sampled until the compared ratios are decided)")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,2,4")
 	fs.StringVar(&f.name, "name", "", "experiment name (default: the package's directory name)")
@@ -144,6 +150,15 @@ func init() {
 		cpu, _ := parseCPU(f.cpu)
 		opt := f.engineOptions(s, "quick", db, stderr)
 		opt.CPU, opt.Cells = cpu, discover.Cells(benches, names)
+		if f.by != "" || len(names) > 1 {
+			// Compared ratios, each per point at 1 − α: fixed rounds must
+			// give them an interval.
+			opt.Judge = ab.Judge{DB: db, Alpha: f.alpha, Rows: true, PerPoint: true}
+		}
+		if f.seq.layout == engine.LayoutRandom && f.rounds == 0 && f.budget == 0 && f.seq.precision == 0 && f.seq.maxRounds == 0 && f.seq.unit != engine.UnitCPU {
+			opt.Budget, opt.DefaultBudget = ab.DefaultBudget, true
+			fmt.Fprintf(stderr, "perflab: --layout random with neither --rounds nor --budget: sampling until the compared ratios are decided, under a default budget of %s\n", ab.DefaultBudget)
+		}
 		res, err := engine.Run(ctx, opt)
 		return afterRun(ctx, db, res, err, f.runFlags, stdout, stderr)
 	})
@@ -167,7 +182,7 @@ func benchSpec(ctx context.Context, f *benchFlags, pkgs []string, stderr io.Writ
 			return nil, nil, nil, err
 		}
 	}
-	if f.rounds < 1 {
+	if f.rounds < 0 {
 		return nil, nil, nil, errors.New("--rounds must be at least 1")
 	}
 	if _, err := spec.ParseMeasure(f.measure); err != nil {
