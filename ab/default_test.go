@@ -9,12 +9,14 @@ import (
 	"github.com/perflab/perflab/ab"
 	"github.com/perflab/perflab/findings"
 	"github.com/perflab/perflab/internal/workmod"
+	"github.com/perflab/perflab/report"
 )
 
 // TestRunDefault runs ab as a bare "perflab ab HEAD~1 HEAD" does: no
 // rounds, no budget, random layouts. It samples sequentially under the
 // default budget, relinks layouts in clusters whose rounds per layout the
-// initial pass chooses, and prints an interval for the benchmark whose
+// initial pass chooses, with functions pinned to 64 bytes (and says so),
+// and prints an interval for the benchmark whose
 // work grew fourfold — decided slower — with the run's plan saying how its
 // layouts were sampled, and every paired statistic over clusters.
 func TestRunDefault(t *testing.T) {
@@ -50,8 +52,12 @@ func TestRunDefault(t *testing.T) {
 	if row.Verdict != findings.Slower || !(row.Ratio.Lo > 1) {
 		t.Errorf("fourfold work: %s %+v, want slower with an interval above 1\n%s", row.Verdict, row.Ratio, out)
 	}
-	if res.Paired.Layout == nil {
-		t.Errorf("the comparison does not say layouts were sampled")
+	if res.Paired.Layout == nil || res.Paired.Layout.FuncAlign != ab.DefaultFuncAlign || res.Paired.Layout.Schedule == "" {
+		t.Errorf("the comparison's layouts %+v: want them sampled, by a schedule, with functions pinned to %d bytes", res.Paired.Layout, ab.DefaultFuncAlign)
+	}
+	var text bytes.Buffer
+	if err := report.PairedText(&text, res.Paired, res.Source(), nil); err != nil || !strings.Contains(text.String(), "pinned to 64 bytes on both sides") {
+		t.Errorf("the table does not say what is pinned (%v):\n%s", err, text.String())
 	}
 	run, err := db.GetRun(t.Context(), res.Run.RunID)
 	if err != nil {

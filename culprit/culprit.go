@@ -77,9 +77,13 @@ type Options struct {
 	MaxRounds int
 	// Layout is engine.LayoutRandom ("", the default) or
 	// engine.LayoutFixed, as in package ab.
-	Layout  string
-	Seed    int64 // seed for the round order of step 1 (step k adds k−1); 0 picks one from the clock
-	Verbose bool  // a progress line per round even on a terminal
+	Layout string
+	// FuncAlign pins every function's alignment to FuncAlign bytes in
+	// every commit's build, as ab.Options.FuncAlign: 0 is
+	// ab.DefaultFuncAlign, a negative value the linker's default.
+	FuncAlign int
+	Seed      int64 // seed for the round order of step 1 (step k adds k−1); 0 picks one from the clock
+	Verbose   bool  // a progress line per round even on a terminal
 	// Resume continues the latest stored bisect with the same options:
 	// decided steps are read from the store, an interrupted one gets
 	// more rounds.

@@ -135,7 +135,11 @@ func (s *stepper) prepare(ctx context.Context, i int) error {
 	if err == nil {
 		s.sources[i] = src
 		var l *discover.Listing
-		l, err = ab.ListAll(ctx, src, discover.Config{Name: "probe"}, s.opt.Packages, s.opt.Bench, filepath.Join(s.opt.CacheDir, "bin"))
+		probe := discover.Config{Name: "probe"}
+		if a := s.funcAlign(); a > 0 {
+			probe.Env = []string{fmt.Sprintf("LDFLAGS=-funcalign=%d", a)}
+		}
+		l, err = ab.ListAll(ctx, src, probe, s.opt.Packages, s.opt.Bench, filepath.Join(s.opt.CacheDir, "bin"))
 		var be *ab.BuildError
 		if errors.As(err, &be) {
 			err = &notBuilt{compileError(err.Error())}
@@ -379,6 +383,11 @@ func (s *stepper) run(ctx context.Context, st bisect.Step, earlier []int64, budg
 		}
 		title = fmt.Sprintf("bisect step %d: %s between %s and %s", st.Number, m.Label(), lo.Short(), hi.Short())
 	}
+	if a := s.funcAlign(); a > 0 {
+		for i := range configs {
+			configs[i].Env = []string{fmt.Sprintf("LDFLAGS=-funcalign=%d", a)}
+		}
+	}
 	var names []string
 	for _, c := range configs {
 		names = append(names, c.Name)
@@ -486,4 +495,17 @@ func firstLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
+}
+
+// funcAlign is the function alignment every commit's build pins
+// (Options.FuncAlign); 0 for the linker's default.
+func (s *stepper) funcAlign() int {
+	switch a := s.opt.FuncAlign; {
+	case a == 0:
+		return ab.DefaultFuncAlign
+	case a < 0:
+		return 0
+	default:
+		return a
+	}
 }

@@ -102,6 +102,14 @@ const InstructionsBand = 0.01
 type PairedLayout struct {
 	PerLayout int `json:"per_layout"`
 	Layouts   int `json:"layouts"`
+	// Schedule says how many rounds each layout served, by phase
+	// (store.Layout.Schedule: "every 2 rounds in rounds 1–16, then every
+	// round"); "" when not read from a stored run.
+	Schedule string `json:"schedule,omitempty"`
+	// FuncAlign is the function alignment both sides were linked with
+	// (-ldflags=-funcalign=N), pinned while layouts were sampled; 0 for
+	// the linker's default.
+	FuncAlign int `json:"funcalign,omitempty"`
 	// Fixed names the compared configs that kept one fixed link layout
 	// (the engine records layout-fixed-CONFIG in the run's environment:
 	// a toolchain without -randlayout, or a relink that failed), in
@@ -193,6 +201,10 @@ func LoadPaired(ctx context.Context, db *store.DB, runID int64, oldCfg, newCfg s
 	results := SamplingOf(in.Run).Planned(in.Results)
 	res := paired(results, oldCfg, newCfg, in.Opt, unit.New(runMeta(in.UnitMeta, in.Spec)), leftOut(in.Failures))
 	if res.Layout != nil {
+		if l := in.Run.Plan.Layout; l != nil {
+			res.Layout.Schedule = l.Schedule()
+		}
+		res.Layout.FuncAlign = funcAlign(in.Configs, oldCfg, newCfg)
 		res.Layout.Fixed = fixedLayouts(in.Env, results, oldCfg, newCfg)
 		if len(res.Layout.Fixed) > 0 {
 			// The layout column is then what the sampled side's
@@ -205,6 +217,36 @@ func LoadPaired(ctx context.Context, db *store.DB, runID int64, oldCfg, newCfg s
 		}
 	}
 	return res, nil
+}
+
+// funcAlign is the -funcalign both configs' builds pinned (their build
+// flags' -ldflags), or 0 when they did not both pin the same.
+func funcAlign(configs []store.Config, names ...string) int {
+	align := -1
+	for _, name := range names {
+		n := 0
+		for _, c := range configs {
+			if c.Name != name {
+				continue
+			}
+			for _, f := range c.BuildFlags {
+				v, ok := strings.CutPrefix(f, "-ldflags=")
+				if !ok {
+					continue
+				}
+				for _, w := range strings.Fields(v) {
+					if a, ok := strings.CutPrefix(w, "-funcalign="); ok {
+						n, _ = strconv.Atoi(a)
+					}
+				}
+			}
+		}
+		if align >= 0 && n != align {
+			return 0
+		}
+		align = n
+	}
+	return max(0, align)
 }
 
 // fixedLayouts reads which of the compared configs kept one fixed link

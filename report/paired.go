@@ -197,13 +197,27 @@ func layoutWords(l *findings.PairedLayout) string {
 		return "link layout: fixed (each side linked once): the verdicts hold for these two binaries only; --layout random samples layouts so they hold for the source"
 	}
 	if len(l.Fixed) > 0 {
-		return fixedLayoutWords(l)
+		return fixedLayoutWords(l) + pinnedWords(l)
 	}
-	if l.PerLayout == 1 {
-		return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every round, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" reads \"?\": telling layout from noise needs rounds that share a layout", l.Layouts)
+	every := "every " + everyRounds(l.PerLayout)
+	if l.Schedule != "" {
+		every = l.Schedule
 	}
-	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every %s, %d per side; intervals count layouts, so the verdicts hold for the source over layouts; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts; \"<\" an upper bound where the rounds cannot tell layout from noise)",
-		everyRounds(l.PerLayout), l.Layouts)
+	if l.PerLayout == 1 && !strings.Contains(l.Schedule, ",") {
+		return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side every round, %d per side; intervals count layouts, so the verdicts hold for the source over layouts%s; \"layout\" reads \"?\": telling layout from noise needs rounds that share a layout", l.Layouts, pinnedWords(l))
+	}
+	return fmt.Sprintf("link layouts: sampled (-ldflags=-randlayout), a fresh one for each side %s, %d per side; intervals count layouts, so the verdicts hold for the source over layouts%s; \"layout\" is what one side's layout alone moves a benchmark by (95%% of layouts; \"<\" an upper bound where the rounds cannot tell layout from noise)",
+		every, l.Layouts, pinnedWords(l))
+}
+
+// pinnedWords says what a comparison's layouts kept fixed: function
+// entries pinned to N bytes on both sides (-funcalign), so the verdicts
+// are about the source at that alignment; "" for the linker's default.
+func pinnedWords(l *findings.PairedLayout) string {
+	if l.FuncAlign <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" with every function's entry pinned to %d bytes on both sides (-ldflags=-funcalign=%d: what is sampled is the order of functions, not where a loop falls in its cache line)", l.FuncAlign, l.FuncAlign)
 }
 
 // fixedLayoutWords is layoutWords for a run in which some side kept one

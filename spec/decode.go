@@ -42,6 +42,7 @@ type rawConfig struct {
 	GOTOOLCHAIN  string   `toml:"gotoolchain"`
 	Tags         []string `toml:"tags"`
 	GCFlags      string   `toml:"gcflags"`
+	LDFlags      string   `toml:"ldflags"`
 	GOMAXPROCS   flexText `toml:"gomaxprocs"`
 	GOGC         flexText `toml:"gogc"`
 	GOMEMLIMIT   flexText `toml:"gomemlimit"`

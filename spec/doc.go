@@ -137,8 +137,9 @@
 // # Configs
 //
 // A [[config]] is a named build environment (goexperiment, gotoolchain,
-// tags, gcflags) plus an exec environment (gomaxprocs, gogc, gomemlimit,
-// godebug). gomaxprocs, gogc and gomemlimit may be written as integers or
+// tags, gcflags, ldflags) plus an exec environment (gomaxprocs, gogc,
+// gomemlimit, godebug). ldflags = "-funcalign=64" pins every function's
+// entry to 64 bytes, as perflab ab does by default. gomaxprocs, gogc and gomemlimit may be written as integers or
 // strings (gogc = "off"). Names are unique. Configs with equal build
 // settings share one test binary (see [Config.BuildKey]). A spec without
 // configs gets one config named "default" that changes nothing.

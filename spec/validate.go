@@ -296,7 +296,7 @@ func (v *validator) configs(raw []rawConfig) {
 		p := fmt.Sprintf("config[%d]", i)
 		c := Config{
 			Name: rc.Name, GOEXPERIMENT: rc.GOEXPERIMENT, GOTOOLCHAIN: rc.GOTOOLCHAIN,
-			Tags: rc.Tags, GCFlags: rc.GCFlags, GODEBUG: rc.GODEBUG,
+			Tags: rc.Tags, GCFlags: rc.GCFlags, LDFlags: rc.LDFlags, GODEBUG: rc.GODEBUG,
 			Line: v.idx.line(p),
 		}
 		c.Modfile = v.modfile(p+".modfile", c.Name, rc.Modfile)
@@ -331,6 +331,9 @@ func (v *validator) configs(raw []rawConfig) {
 		}
 		if strings.ContainsFunc(c.GCFlags, func(r rune) bool { return !unicode.IsPrint(r) }) {
 			v.at(p+".gcflags", "%s gcflags must be printable text on one line", what)
+		}
+		if strings.ContainsFunc(c.LDFlags, func(r rune) bool { return !unicode.IsPrint(r) }) {
+			v.at(p+".ldflags", "%s ldflags must be printable text on one line", what)
 		}
 		if c.GOMAXPROCS != "" {
 			if n, err := strconv.Atoi(c.GOMAXPROCS); err != nil || n < 1 {

@@ -144,7 +144,7 @@ func (f *abFlags) declare(fs *flag.FlagSet) {
 	fs.IntVar(&f.rounds, "rounds", 0, "a fixed number of interleaved rounds (default: sample sequentially until every benchmark is decided, under --budget, 2m unless given, grown if the first interval of every benchmark needs more)")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 1,4")
-	fs.IntVar(&f.funcAlign, "funcalign", 0, "pin every function's alignment to `N` bytes on both sides (-ldflags=-funcalign=N, e.g. 64); layouts are still sampled; 0 keeps the linker's default")
+	fs.IntVar(&f.funcAlign, "funcalign", ab.DefaultFuncAlign, "pin every function's alignment to `N` bytes on both sides (-ldflags=-funcalign=N); layouts are still sampled; 0 keeps the linker's default (32 on amd64)")
 	fs.Var(&f.configs, "config", "`NAME:KEY=VAL,...` settings of one side (GOEXPERIMENT, GOGC, GODEBUG, PGO, …); give two: OLD's, then NEW's")
 	f.engineFlags(fs)
 	fs.BoolVar(&f.profile, "profile", false, "also profile both sides after the rounds (CPU, heap, mutex and block profiles and a trace); off by default, so the budget goes to the rounds")
@@ -233,7 +233,7 @@ func (f *abFlags) options(oldArg, newArg string, pkgs []string, progress io.Writ
 	return ab.Options{
 		Dir: f.dir, Old: oldArg, New: newArg, Packages: pkgs, Bench: f.regex, Configs: configs,
 		Rounds: f.rounds, Benchtime: f.benchtime, CPU: cpu, Budget: f.budget, Precision: float64(f.seq.precision), MaxRounds: f.seq.maxRounds,
-		Unit: f.seq.unit, Layout: f.seq.layout, FuncAlign: f.funcAlign, Measure: f.measure, NoProfile: f.noProfile || !f.profile, Seed: f.seed, Verbose: f.verbose,
+		Unit: f.seq.unit, Layout: f.seq.layout, FuncAlign: funcAlignOption(f.funcAlign), Measure: f.measure, NoProfile: f.noProfile || !f.profile, Seed: f.seed, Verbose: f.verbose,
 		Alpha: f.alpha, Rules: rules, CacheDir: f.cache, ArtifactDir: f.out, Progress: progress, Shard: shard,
 	}, nil
 }
@@ -323,4 +323,13 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return file.Close()
+}
+
+// funcAlignOption is --funcalign as ab.Options takes it: 0 (the linker's
+// default) is a negative value there, whose 0 is ab's default.
+func funcAlignOption(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

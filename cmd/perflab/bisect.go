@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/perflab/perflab/ab"
 	"github.com/perflab/perflab/bisect"
 	"github.com/perflab/perflab/culprit"
 	"github.com/perflab/perflab/engine"
@@ -81,6 +82,7 @@ type bisectFlags struct {
 	resumeSearch bool
 	markdown     string
 	html         string
+	funcAlign    int
 }
 
 func (f *bisectFlags) declare(fs *flag.FlagSet) {
@@ -90,6 +92,7 @@ func (f *bisectFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.regex, "bench", "", "`regex` selecting benchmarks, as go test -bench (required)")
 	fs.StringVar(&f.benchtime, "benchtime", "100ms", "-test.benchtime of each cell's first run, which sizes its later runs")
 	fs.StringVar(&f.cpu, "cpu", "", "-test.cpu `list`, e.g. 4")
+	fs.IntVar(&f.funcAlign, "funcalign", ab.DefaultFuncAlign, "pin every function's alignment to `N` bytes in every commit's build (-ldflags=-funcalign=N); layouts are still sampled; 0 keeps the linker's default (32 on amd64)")
 	fs.DurationVar(&f.budget, "budget", 0, "finish within this `duration`: each step gets an equal share of what is left (0: no limit but --max-rounds)")
 	fs.IntVar(&f.seq.maxRounds, "max-rounds", 0, "at most `N` rounds a step (default: 100 without --budget; with it, as many as the step's share of the budget buys)")
 	f.seq.layoutFlag(fs)
@@ -174,7 +177,7 @@ func (f *bisectFlags) options(good, bad string, pkgs []string, cpu []int, files 
 	return culprit.Options{
 		Dir: f.dir, Good: good, Bad: bad, Packages: pkgs, Bench: f.regex, BenchFor: f.benchFor, With: files,
 		Alpha: f.alpha, MinEffect: float64(f.minEffect), Unit: f.seq.unit, Measure: f.measure, Benchtime: f.benchtime, CPU: cpu,
-		Budget: f.budget, MaxRounds: f.seq.maxRounds, Layout: f.seq.layout, Seed: f.seed, Verbose: f.verbose, Resume: f.resumeSearch,
+		Budget: f.budget, MaxRounds: f.seq.maxRounds, Layout: f.seq.layout, FuncAlign: funcAlignOption(f.funcAlign), Seed: f.seed, Verbose: f.verbose, Resume: f.resumeSearch,
 		CacheDir: f.cache, ArtifactDir: f.out, Progress: progress,
 	}
 }

@@ -20,12 +20,12 @@ func TestBisectOptionsCarryEveryFlag(t *testing.T) {
 		args []string
 		want culprit.Options
 	}{
-		{[]string{"-bench", "Work"}, culprit.Options{Dir: ".", Bench: "Work", Alpha: 0.05, MinEffect: defaultMinEffect, Benchtime: "100ms"}},
+		{[]string{"-bench", "Work"}, culprit.Options{Dir: ".", Bench: "Work", Alpha: 0.05, MinEffect: defaultMinEffect, Benchtime: "100ms", FuncAlign: 64}},
 		{[]string{"-C", "mod", "-bench", "Work", "--bench-for", "Work/n=1", "--alpha", "0.1", "--min-effect", "5%", "--unit", "instructions/op",
 			"--measure", "instructions", "--benchtime", "20ms", "--budget", "8m", "--max-rounds", "40", "--layout", "fixed", "--seed", "7", "-v",
-			"--resume", "--out", "outdir", "--cache", "cachedir"},
+			"--resume", "--out", "outdir", "--cache", "cachedir", "--funcalign", "0"},
 			culprit.Options{Dir: "mod", Bench: "Work", BenchFor: "Work/n=1", Alpha: 0.1, MinEffect: 0.05, Unit: "instructions/op", Measure: "instructions",
-				Benchtime: "20ms", Budget: 8 * time.Minute, MaxRounds: 40, Layout: "fixed", Seed: 7, Verbose: true, Resume: true,
+				Benchtime: "20ms", Budget: 8 * time.Minute, MaxRounds: 40, Layout: "fixed", FuncAlign: -1, Seed: 7, Verbose: true, Resume: true,
 				CacheDir: "cachedir", ArtifactDir: "outdir"}},
 	}
 	for _, tt := range tests {

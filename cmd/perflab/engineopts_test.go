@@ -69,7 +69,7 @@ func TestABOptionsCarryEveryFlag(t *testing.T) {
 	f.declare(fs)
 	args := []string{"-C", "mod", "-bench", "Work", "--seed", "7", "--rounds", "9", "--benchtime", "5ms", "--budget", "2m", "--no-profile", "-v",
 		"--out", "outdir", "--cache", "cachedir", "--measure", "instructions", "--precision", "2%", "--max-rounds", "40", "--unit", "cpu-sec/op",
-		"--cpu", "1,4", "--alpha", "0.1", "--fail-on", "sec/op>+5%", "--layout", "fixed", "--config", "base", "--config", "off:GOGC=off"}
+		"--cpu", "1,4", "--alpha", "0.1", "--fail-on", "sec/op>+5%", "--layout", "fixed", "--config", "base", "--config", "off:GOGC=off", "--funcalign", "128"}
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestABOptionsCarryEveryFlag(t *testing.T) {
 	configs := [2]discover.Config{{Name: "base"}, {Name: "off", Env: []string{"GOGC=off"}}}
 	want := ab.Options{Dir: "mod", Old: "HEAD~1", Packages: []string{"./codec"}, Bench: "Work", Configs: configs,
 		Rounds: 9, Benchtime: "5ms", CPU: []int{1, 4}, Budget: 2 * time.Minute, Precision: 0.02, MaxRounds: 40, Unit: "cpu-sec/op",
-		Layout: "fixed", Measure: "instructions", NoProfile: true, Seed: 7, Verbose: true, Alpha: 0.1, CacheDir: "cachedir", ArtifactDir: "outdir"}
+		Layout: "fixed", FuncAlign: 128, Measure: "instructions", NoProfile: true, Seed: 7, Verbose: true, Alpha: 0.1, CacheDir: "cachedir", ArtifactDir: "outdir"}
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("options\n%+v\nwant\n%+v", got, want)
 	}
