@@ -66,7 +66,7 @@ func TestBrowserServe(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
 		t.Fatalf("building perflab: %v\n%s", err, out)
 	}
-	srv := exec.Command(exe, "serve", "--db", db, "--addr", "127.0.0.1:0")
+	srv := exec.Command(exe, "serve", "--db", db, "--addr", "127.0.0.1:0", "--out", dir)
 	stdout, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
