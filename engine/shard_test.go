@@ -24,10 +24,12 @@ import (
 const shardHelperEnv = "PERFLAB_ENGINE_SHARD_HELPER"
 
 // shardOptions are the options every shard and the single-process run of
-// these tests share: the same spec, seed and plan.
-func shardOptions(t *testing.T, db *store.DB, cache string) Options {
+// these tests share: the same spec, seed and plan. A shard process writes
+// its artifacts under art, a directory of the parent test, so a shard
+// that is killed leaves nothing behind.
+func shardOptions(t *testing.T, db *store.DB, cache, art string) Options {
 	return Options{
-		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: t.TempDir(), CacheDir: cache,
+		Spec: tinySpec(t), Mode: "quick", DB: db, ArtifactDir: art, CacheDir: cache,
 		Seed: 42, Rounds: 6, Benchtime: "200x", NoProfile: true, NoiseRuns: 2, NamesOnly: true,
 	}
 }
@@ -47,7 +49,7 @@ func TestShardHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	opt := shardOptions(t, db, f[4])
+	opt := shardOptions(t, db, f[4], filepath.Join(f[4], fmt.Sprintf("artifacts-%d-%d", k, os.Getpid())))
 	opt.Shard = &Shard{K: k, N: n, Key: f[3], Machine: store.Machine{HostID: fmt.Sprintf("host-%d", k)}}
 	res, err := Run(context.Background(), opt)
 	if err != nil {
@@ -106,7 +108,7 @@ func TestShardsConcurrentOnPostgres(t *testing.T) {
 	cache := t.TempDir()
 	// Warm the build cache so the shard processes do not build at once.
 	single := openStore(t)
-	want, err := Run(context.Background(), shardOptions(t, single, cache))
+	want, err := Run(context.Background(), shardOptions(t, single, cache, t.TempDir()))
 	if err != nil || want.Status != "complete" {
 		t.Fatalf("single-process run: %+v, %v", want, err)
 	}

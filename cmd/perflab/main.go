@@ -76,7 +76,10 @@ are kept.
 }
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	stderr, flush := logWriter(os.Stderr)
+	code := Main(os.Args[1:], os.Stdout, stderr)
+	flush()
+	os.Exit(code)
 }
 
 // exitError ends perflab with its code. Its err, when not nil, is
