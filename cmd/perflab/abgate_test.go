@@ -34,11 +34,11 @@ func TestABUsageExitCodes(t *testing.T) {
 
 // TestABUndecided: a change of about +1% against a gate at +1% leaves the
 // interval of eight rounds around the limit (it misses it only when all
-// eight rounds fall on one side of it, about 1% of runs), so the gate cannot
-// decide: ab prints the row as undecided in the table, on stderr, in the
-// Markdown summary and in the JSON; it exits 3 under --require-decision
-// and 0 without it. (Fewer rounds than an interval needs are refused:
-// TestABTooFewRounds.)
+// eight rounds fall on one side of it, about 1% of runs, and then the run
+// is measured again, at most twice), so the gate cannot decide: ab prints
+// the row as undecided in the table, on stderr, in the Markdown summary
+// and in the JSON; it exits 3 under --require-decision and 0 without it.
+// (Fewer rounds than an interval needs are refused: TestABTooFewRounds.)
 func TestABUndecided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs test binaries")
@@ -50,7 +50,18 @@ func TestABUndecided(t *testing.T) {
 		"--fail-on", "sec/op>+1%", "--no-profile",
 		"--db", filepath.Join(tmp, "perflab.db"), "--out", filepath.Join(tmp, "runs"), "--cache", filepath.Join(tmp, "cache")}
 	const words = "undecided: a change below ±"
-	out, stderr, code := perflab(t, append(args, "--require-decision", "--markdown", md)...)
+	// decided says whether a run's interval happened to miss the limit.
+	decided := func(stderr string) bool { return !strings.Contains(stderr, "the gate could not decide") }
+	var out, stderr string
+	var code, runs int // runs: the runs stored so far
+	for attempt := 1; attempt <= 3; attempt++ {
+		out, stderr, code = perflab(t, append(args, "--require-decision", "--markdown", md)...)
+		runs++
+		if code == 3 || !decided(stderr) || attempt == 3 {
+			break
+		}
+		t.Logf("attempt %d: all rounds fell on one side of the limit (about 1%% of runs); measuring again", attempt)
+	}
 	if code != 3 {
 		t.Fatalf("ab --require-decision exited %d, want 3\n%s\n%s", code, out, stderr)
 	}
@@ -66,7 +77,14 @@ func TestABUndecided(t *testing.T) {
 		t.Errorf("markdown summary (%v):\n%s", err, summary)
 	}
 
-	out, stderr, code = perflab(t, append(args, "--json")...)
+	for attempt := 1; attempt <= 3; attempt++ {
+		out, stderr, code = perflab(t, append(args, "--json")...)
+		runs++
+		if !decided(stderr) || attempt == 3 {
+			break
+		}
+		t.Logf("--json, attempt %d: all rounds fell on one side of the limit (about 1%% of runs); measuring again", attempt)
+	}
 	var parsed struct {
 		Source struct {
 			Run    int64 `json:"run"`
@@ -82,7 +100,7 @@ func TestABUndecided(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("ab without --require-decision exited %d, want 0\n%s\n%s", code, out, stderr)
 	}
-	if err := json.Unmarshal([]byte(out), &parsed); err != nil || parsed.Gate != "undecided" || len(parsed.Undecided) != 1 || parsed.Source.Run != 2 || parsed.Source.Rounds != 8 {
+	if err := json.Unmarshal([]byte(out), &parsed); err != nil || parsed.Gate != "undecided" || len(parsed.Undecided) != 1 || parsed.Source.Run != int64(runs) || parsed.Source.Rounds != 8 {
 		t.Fatalf("ab --json: %+v (%v)\n%s", parsed, err, out)
 	}
 	if u := parsed.Undecided[0]; !strings.HasPrefix(u.Row.Name, "BenchmarkWork") || u.Reason != "interval holds the limit" || !strings.HasPrefix(u.Verdict, words) {
