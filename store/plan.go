@@ -155,6 +155,18 @@ func (db *DB) SetStop(ctx context.Context, runID int64, s Stop) error {
 // SetChosenRepeats records in a sequential run's plan how many cells ran
 // each number of repetitions (Decide.Chosen).
 func (db *DB) SetChosenRepeats(ctx context.Context, runID int64, chosen map[int]int) error {
+	return db.updatePlan(ctx, runID, "repetitions", func(p *Plan) error {
+		if p.Decide == nil {
+			return fmt.Errorf("run %d in %s is not sequential: it has no repetitions to choose", runID, db.path)
+		}
+		p.Decide.Chosen = chosen
+		return nil
+	})
+}
+
+// updatePlan reads a run's plan, lets change edit it, and stores it
+// again; what names the change in errors.
+func (db *DB) updatePlan(ctx context.Context, runID int64, what string, change func(*Plan) error) error {
 	var note string
 	err := db.sql.QueryRowContext(ctx, `SELECT note FROM runs WHERE id = ?`, runID).Scan(&note)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -164,15 +176,14 @@ func (db *DB) SetChosenRepeats(ctx context.Context, runID int64, chosen map[int]
 		return fmt.Errorf("read run %d's plan in %s: %w", runID, db.path, err)
 	}
 	p := planOf(note)
-	if p.Decide == nil {
-		return fmt.Errorf("run %d in %s is not sequential: it has no repetitions to choose", runID, db.path)
+	if err := change(&p); err != nil {
+		return err
 	}
-	p.Decide.Chosen = chosen
 	if note, err = p.note(); err != nil {
 		return err
 	}
 	if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET note = ? WHERE id = ?`, note, runID); err != nil {
-		return fmt.Errorf("record run %d's repetitions in %s: %w", runID, db.path, err)
+		return fmt.Errorf("record run %d's %s in %s: %w", runID, what, db.path, err)
 	}
 	return nil
 }
@@ -299,24 +310,11 @@ func (p Plan) ClusterOf() func(round int) int {
 // SetLayoutPhases records the phases of a run's layouts (Layout.Phases):
 // the rounds a layout serves from each round on, as the run chose them.
 func (db *DB) SetLayoutPhases(ctx context.Context, runID int64, phases []LayoutPhase) error {
-	var note string
-	err := db.sql.QueryRowContext(ctx, `SELECT note FROM runs WHERE id = ?`, runID).Scan(&note)
-	if errors.Is(err, sql.ErrNoRows) {
-		return db.runNotFound(runID)
-	}
-	if err != nil {
-		return fmt.Errorf("read run %d's plan in %s: %w", runID, db.path, err)
-	}
-	p := planOf(note)
-	if p.Layout == nil {
-		return fmt.Errorf("run %d in %s relinks no layouts: it has no layout phases", runID, db.path)
-	}
-	p.Layout.Phases = phases
-	if note, err = p.note(); err != nil {
-		return err
-	}
-	if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET note = ? WHERE id = ?`, note, runID); err != nil {
-		return fmt.Errorf("record run %d's layout phases in %s: %w", runID, db.path, err)
-	}
-	return nil
+	return db.updatePlan(ctx, runID, "layout phases", func(p *Plan) error {
+		if p.Layout == nil {
+			return fmt.Errorf("run %d in %s relinks no layouts: it has no layout phases", runID, db.path)
+		}
+		p.Layout.Phases = phases
+		return nil
+	})
 }
