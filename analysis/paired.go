@@ -257,7 +257,10 @@ func anovaLayout(groups [][]float64) (anova, bool) {
 
 // incBeta is the regularised incomplete beta function I_x(a, b), by its
 // continued fraction (Lentz's method) on the side where it converges
-// fast; NaN outside 0 ≤ x ≤ 1 or for a, b ≤ 0.
+// fast; NaN outside 0 ≤ x ≤ 1 or for a, b ≤ 0. It is not go-moremath's
+// mathx.BetaInc, which panics when 200 terms do not converge (large a or
+// b: the degrees of freedom of a long run's rounds); this one allows
+// enough terms for any run and never panics.
 func incBeta(x, a, b float64) float64 {
 	switch {
 	case !(a > 0 && b > 0) || !(x >= 0 && x <= 1):
